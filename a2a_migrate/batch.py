@@ -1,0 +1,134 @@
+"""Migrating card files: one file in, one outcome out, and many in parallel.
+
+:func:`migrate_file` is a pure function of its arguments (picklable in and
+out), so a batch is a map over files, in worker processes when asked for, and
+the results come back in input order whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from a2a_migrate import io
+from a2a_migrate.context import Note, Options
+from a2a_migrate.engine import Change, Direction, run
+from a2a_migrate.versions import detect_version
+
+Status = Literal["changed", "unchanged", "failed", "skipped"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """What to do with every file of a batch."""
+
+    direction: Direction
+    options: Options = field(default_factory=Options)
+    record: bool = False  # compute the labelled patch (for --patch and --report)
+    strict: bool = False  # lossy notes fail the card
+    sniff: bool = False  # a file not named like a card is processed only if it looks like one
+
+
+@dataclass
+class Outcome:
+    """What became of one input."""
+
+    name: str
+    status: Status
+    source_version: str = ""
+    target_version: str = ""
+    notes: list[Note] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    old_text: str = ""
+    new_text: str = ""
+    error: str = ""
+
+    @property
+    def patch(self) -> list[dict[str, Any]]:
+        """The plain RFC 6902 operations."""
+        return [change.op for change in self.changes]
+
+
+def _chain(direction: Direction) -> tuple[Any, ...]:
+    from a2a_migrate.transforms import DOWNGRADE, UPGRADE
+
+    return UPGRADE if direction == "up" else DOWNGRADE
+
+
+def looks_like_card(data: Any) -> bool:
+    """An object with a ``name`` and any of ``skills``, ``url``, ``supportedInterfaces``."""
+    return isinstance(data, dict) and "name" in data and any(
+        key in data for key in ("skills", "url", "supportedInterfaces", "supported_interfaces")
+    )
+
+
+def migrate_text(text: str, name: str, job: Job) -> Outcome:
+    """Migrate one card given as text."""
+    try:
+        document = io.parse(text, name)
+    except io.CardError as error:
+        return Outcome(name, "failed", old_text=text, error=str(error))
+    if job.sniff and not looks_like_card(document.original):
+        return Outcome(name, "skipped", old_text=text)
+    result = run(document.data, job.direction, _chain(job.direction), job.options,
+                 original=document.original, record=job.record)
+    outcome = Outcome(name, "unchanged", result.source_version, result.target_version,
+                      result.notes, result.changes, text, text)
+    refused = not result.ok or (job.strict and any(n.severity == "lossy" for n in result.notes))
+    if refused:
+        outcome.status = "failed"
+    elif result.changed:
+        outcome.new_text = document.render()
+        outcome.status = "changed" if outcome.new_text != text else "unchanged"
+    return outcome
+
+
+def migrate_file(path: str, job: Job) -> Outcome:
+    """Migrate one card file (nothing is written here)."""
+    try:
+        text = io.read_text(Path(path))
+    except io.CardError as error:
+        return Outcome(path, "failed", error=str(error))
+    return migrate_text(text, path, job)
+
+
+def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1) -> Iterator[Outcome]:
+    """Migrate files, yielding outcomes in input order.
+
+    ``paths`` holds ``(path, sniff)`` pairs: ``sniff`` means the file was not
+    named like a card and is processed only if its content is one.
+    """
+    items = [(path, Job(job.direction, job.options, job.record, job.strict, sniff)) for path, sniff in paths]
+    if jobs <= 1 or len(items) < 2:
+        for path, file_job in items:
+            yield migrate_file(path, file_job)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = max(1, min(64, len(items) // (jobs * 8)))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(_migrate_item, items, chunksize=chunk)
+
+
+def _migrate_item(item: tuple[str, Job]) -> Outcome:
+    return migrate_file(*item)
+
+
+def default_jobs() -> int:
+    """One worker per CPU this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def detect_file(path: str) -> tuple[str, str]:
+    """``(version, error)`` of one file: the version by shape, or why it could not be read."""
+    try:
+        document = io.read(Path(path)) if path != "-" else None
+    except io.CardError as error:
+        return "", str(error)
+    return (detect_version(document.original) if document else ""), ""

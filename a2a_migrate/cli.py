@@ -1,0 +1,282 @@
+"""The command line: a thin layer over :mod:`a2a_migrate.batch`.
+
+Data goes to stdout, messages to stderr. Exit codes: 0 success; 1 ``--check``
+found work (or ``validate`` found an invalid card); 2 usage error; 123 at least
+one input could not be processed (the others still were).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from a2a_migrate import __version__, discover, io
+from a2a_migrate.batch import Job, Outcome, default_jobs, migrate_text, run_batch
+from a2a_migrate.context import Options
+from a2a_migrate.engine import Direction
+
+EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
+F = TypeVar("F", bound=Callable[..., Any])
+_VERBOSITY = {-1: {"error"}, 0: {"assumed", "warning", "lossy", "error"}, 1: {"info", "assumed", "warning", "lossy", "error"}}
+_WORDS = {"up": ("upgraded", "1.0"), "down": ("downgraded", "0.3")}
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="a2a-migrate")
+def main() -> None:
+    """Upgrade A2A Agent Cards to protocol 1.0, or downgrade them for 0.3 clients.
+
+    Every change is made by a named transform, can be shown as a diff or an RFC
+    6902 patch, and anything the target version cannot hold is reported with
+    its JSON pointer.
+    """
+
+
+def _migration_options(command: F) -> F:
+    decorators = [
+        click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
+        click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Write the cards into this folder (same relative paths) instead of in place."),
+        click.option("--check", is_flag=True, help="Write nothing; exit 1 if any card would change."),
+        click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each change; write nothing."),
+        click.option("--patch", "show_patch", is_flag=True,
+                     help="Print the RFC 6902 patch (one input: an array; several: an object keyed by path); write nothing."),
+        click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write a JSON report: per card its versions, notes and patch."),
+        click.option("--strict", is_flag=True, help="Treat lossy notes as failures: such a card is not written."),
+        click.option("--interface-version", metavar="VERSION",
+                     help="The protocol version the card's endpoints speak now (upgrade writes it on every interface; "
+                          "downgrade treats every interface as speaking it)."),
+        click.option("--default-name", metavar="TEXT", help="Name for a card that has none (else it is refused)."),
+        click.option("--default-description", metavar="TEXT", help="Description for a card that has none."),
+        click.option("--default-version", metavar="TEXT", help="Agent version for a card that has none."),
+        click.option("--default-url", metavar="URL", help="Endpoint URL for a card that names none."),
+        click.option("--keep-signatures", is_flag=True,
+                     help="Keep existing signatures (they no longer verify) instead of dropping them."),
+        click.option("--include", "include", multiple=True, metavar="GLOB",
+                     help="In folders, also process files matching GLOB (repeatable)."),
+        click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
+                     help="In folders, skip files and folders matching GLOB (repeatable)."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+                     help="Worker processes (default: the number of CPUs)."),
+        click.option("-q", "--quiet", is_flag=True, help="Print only errors."),
+        click.option("-v", "--verbose", is_flag=True, help="Also print info notes."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+@dataclass
+class _Run:
+    """Everything a migration command was asked to do."""
+
+    direction: Direction
+    paths: Sequence[str]
+    output_dir: Path | None
+    check: bool
+    show_diff: bool
+    show_patch: bool
+    report_file: Path | None
+    strict: bool
+    options: Options
+    include: Sequence[str]
+    exclude: Sequence[str]
+    jobs: int
+    verbosity: int
+
+    @property
+    def writes(self) -> bool:
+        return not (self.check or self.show_diff or self.show_patch)
+
+
+@main.command()
+@_migration_options
+def upgrade(**kwargs: Any) -> None:
+    """Upgrade cards (0.3 and older) to protocol 1.0.
+
+    PATH is a card file, a folder (searched for card files) or - (stdin to
+    stdout). Files are rewritten in place, atomically, only when they change.
+    """
+    sys.exit(_migrate("up", **kwargs))
+
+
+def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | None, check: bool,
+             show_diff: bool, show_patch: bool, report_file: Path | None, strict: bool,
+             interface_version: str | None, default_name: str | None, default_description: str | None,
+             default_version: str | None, default_url: str | None, keep_signatures: bool,
+             include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
+             **extra: Any) -> int:
+    options = Options(interface_version=interface_version, default_name=default_name,
+                      default_description=default_description, default_version=default_version,
+                      default_url=default_url, keep_signatures=keep_signatures, **extra)
+    run = _Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, strict, options,
+               include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0))
+    return _execute(run)
+
+
+def _execute(run: _Run) -> int:
+    job = Job(run.direction, run.options, record=run.show_patch or run.report_file is not None, strict=run.strict)
+    inputs, missing = _expand(run)
+    outcomes: list[Outcome] = [Outcome(path, "failed", error="no such file or folder") for path in missing]
+    stdin_outcome = None
+    files = [(str(found.path), sniff) for found, sniff in inputs if str(found.path) != "-"]
+    roots = {str(found.path): found.root for found, _ in inputs}
+    if any(str(found.path) == "-" for found, _ in inputs):
+        stdin_outcome = migrate_text(sys.stdin.read(), "-", job)
+    results = run_batch(files, job, run.jobs)
+    for outcome in _with_stdin(results, stdin_outcome, [str(found.path) for found, _ in inputs]):
+        _deliver(outcome, run, roots)
+        outcomes.append(outcome)
+        if outcome.status != "skipped":
+            _print_messages(outcome, run.verbosity)
+    for outcome in outcomes[: len(missing)]:
+        _print_messages(outcome, run.verbosity)
+    _print_outputs(outcomes, run)
+    if run.report_file is not None:
+        _write_report(run, outcomes)
+    if run.verbosity >= 0:
+        click.echo(_summary(outcomes, run), err=True)
+    if any(outcome.status == "failed" for outcome in outcomes):
+        return EXIT_INPUT
+    if run.check and any(outcome.status == "changed" for outcome in outcomes):
+        return EXIT_CHECK
+    return EXIT_OK
+
+
+def _with_stdin(results: Iterator[Outcome], stdin: Outcome | None, order: list[str]) -> Iterator[Outcome]:
+    # stdin is processed first (it cannot go to a worker) but reported in argument order.
+    for name in order:
+        if name == "-" and stdin is not None:
+            yield stdin
+        else:
+            yield next(results)
+
+
+def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[str]]:
+    inputs: list[tuple[discover.Found, bool]] = []
+    missing: list[str] = []
+    for raw in run.paths:
+        path = Path(raw)
+        if raw == "-":
+            inputs.append((discover.Found(Path("-"), Path(".")), False))
+        elif path.is_dir():
+            for file, chosen in discover.walk(path, run.include, run.exclude):
+                if chosen or file.suffix.lower() in discover.CARD_SUFFIXES:
+                    inputs.append((discover.Found(file, path), not chosen))
+        elif path.exists():
+            inputs.append((discover.Found(path, path.parent), False))
+        else:
+            missing.append(raw)
+    return inputs, missing
+
+
+def _deliver(outcome: Outcome, run: _Run, roots: dict[str, Path]) -> None:
+    """Write the card where it belongs, or to stdout for ``-``."""
+    if outcome.status in ("failed", "skipped") or not run.writes:
+        return
+    if outcome.name == "-":
+        sys.stdout.write(outcome.new_text)
+        return
+    if run.output_dir is not None:
+        target = run.output_dir / Path(outcome.name).relative_to(roots[outcome.name])
+    elif outcome.status == "changed":
+        target = Path(outcome.name)
+    else:
+        return
+    try:
+        io.write_atomic(target, outcome.new_text)
+    except io.CardError as error:
+        outcome.status, outcome.error = "failed", str(error)
+
+
+def _print_messages(outcome: Outcome, verbosity: int) -> None:
+    if outcome.error:
+        click.echo(f"{outcome.name}: error: {outcome.error}", err=True)
+    shown = _VERBOSITY[verbosity]
+    for note in outcome.notes:
+        if note.severity in shown or (note.severity == "lossy" and outcome.status == "failed"):
+            where = f" {note.pointer}:" if note.pointer else ""
+            click.echo(f"{outcome.name}: {note.severity}: [{note.transform}]{where} {note.message}", err=True)
+
+
+def _print_outputs(outcomes: list[Outcome], run: _Run) -> None:
+    if run.show_diff:
+        for outcome in outcomes:
+            if outcome.status == "changed":
+                sys.stdout.write(unified_diff(outcome))
+    if run.show_patch:
+        patchable = [o for o in outcomes if o.status in ("changed", "unchanged")]
+        if len(run.paths) == 1 and len(patchable) == 1 and not Path(run.paths[0]).is_dir():
+            document: Any = patchable[0].patch
+        else:
+            document = {outcome.name: outcome.patch for outcome in patchable}
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def unified_diff(outcome: Outcome) -> str:
+    """A unified diff of one outcome, ``a/`` and ``b/`` prefixed like git's."""
+    lines = difflib.unified_diff(outcome.old_text.splitlines(keepends=True), outcome.new_text.splitlines(keepends=True),
+                                 f"a/{outcome.name}", f"b/{outcome.name}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _write_report(run: _Run, outcomes: list[Outcome]) -> None:
+    cards = [{
+        "path": outcome.name,
+        "status": outcome.status,
+        "sourceVersion": outcome.source_version or None,
+        "targetVersion": outcome.target_version or None,
+        "changed": outcome.status == "changed",
+        "error": outcome.error or None,
+        "notes": [note.as_dict() for note in outcome.notes],
+        "patch": outcome.patch,
+        "transforms": [change.transform for change in outcome.changes],
+    } for outcome in outcomes]
+    report = {"tool": "a2a-migrate", "version": __version__, "direction": run.direction, "cards": cards}
+    try:
+        io.write_atomic(run.report_file, json.dumps(report, indent=2, ensure_ascii=False) + "\n")  # type: ignore[arg-type]
+    except io.CardError as error:
+        click.echo(f"{run.report_file}: error: {error}", err=True)
+
+
+def _summary(outcomes: list[Outcome], run: _Run) -> str:
+    done, target = _WORDS[run.direction]
+    counts = {status: sum(o.status == status for o in outcomes) for status in ("changed", "unchanged", "skipped", "failed")}
+    verb = f"would be {done}" if run.check or not run.writes else done
+    card = "card" if counts["changed"] == 1 else "cards"
+    parts = [f"{counts['changed']} {card} {verb}", f"{counts['unchanged']} already {target}"]
+    parts += [f"{counts[key]} {key}" for key in ("skipped", "failed") if counts[key]]
+    return ", ".join(parts)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+def detect(paths: Sequence[str]) -> None:
+    """Print each card's protocol version, judged by its shape.
+
+    One line per card: PATH: VERSION, where VERSION is 1.0, hybrid (1.0 with
+    0.3 members), 0.3, 0.2, 0.1 or unknown.
+    """
+    from a2a_migrate.versions import detect_version
+
+    failed = False
+    for raw in paths:
+        files = [str(p) for p, chosen in discover.walk(Path(raw)) if chosen] if Path(raw).is_dir() else [raw]
+        for name in files:
+            try:
+                text = sys.stdin.read() if name == "-" else io.read_text(Path(name))
+                document = io.parse(text, name)
+            except io.CardError as error:
+                click.echo(f"{name}: error: {error}", err=True)
+                failed = True
+                continue
+            click.echo(f"{name}: {detect_version(document.original)}")
+    sys.exit(EXIT_INPUT if failed else EXIT_OK)

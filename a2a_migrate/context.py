@@ -1,0 +1,83 @@
+"""Notes and options: what a transform is told, and what it says back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["info", "assumed", "warning", "lossy", "error"]
+
+#: Severities in rising order of gravity.
+SEVERITIES: tuple[Severity, ...] = ("info", "assumed", "warning", "lossy", "error")
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing a transform did or found, at a JSON pointer into the card.
+
+    ``info``: a move with no loss. ``assumed``: the tool filled in or guessed
+    something. ``warning``: kept as it is, but it needs a person's look.
+    ``lossy``: information the target version cannot hold was dropped.
+    ``error``: the card cannot be migrated, or the result would be invalid.
+    """
+
+    severity: Severity
+    transform: str
+    pointer: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        """The note as plain JSON for reports."""
+        return {
+            "severity": self.severity,
+            "transform": self.transform,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Options:
+    """Choices a user makes on the command line or through the API.
+
+    ``interface_version``: the protocol version the card's endpoints now speak;
+    upgrade writes it on every interface, downgrade treats every interface as
+    speaking it. ``None`` keeps what the card says.
+    ``default_name`` / ``default_description`` / ``default_version``: supply a
+    missing identity member instead of refusing the card.
+    ``default_url``: the endpoint of a card that names none.
+    ``keep_signatures``: keep ``signatures`` (they no longer verify).
+    ``hybrid``: also write the 0.3 members beside the 1.0 ones.
+    ``keep_tenant_interfaces``: on downgrade, keep an interface whose ``tenant``
+    0.3 cannot express (the tenant itself is always dropped).
+    """
+
+    interface_version: str | None = None
+    default_name: str | None = None
+    default_description: str | None = None
+    default_version: str | None = None
+    default_url: str | None = None
+    keep_signatures: bool = False
+    hybrid: bool = False
+    keep_tenant_interfaces: bool = False
+
+
+@dataclass
+class Context:
+    """Carries the options into a chain and collects the notes coming out."""
+
+    options: Options = field(default_factory=Options)
+    notes: list[Note] = field(default_factory=list)
+    transform: str = ""
+    #: A plain copy of the card as it came in, for transforms that must know
+    #: whether the chain changed anything (signatures).
+    original: Any = None
+
+    def note(self, pointer: str, severity: Severity, message: str) -> None:
+        """Record a note from the transform now running."""
+        self.notes.append(Note(severity, self.transform, pointer, message))
+
+    @property
+    def failed(self) -> bool:
+        """True once any transform has recorded an error."""
+        return any(note.severity == "error" for note in self.notes)

@@ -1,0 +1,74 @@
+"""Finding card files under the paths a user names."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: File names agent cards are published under (corpus-notes: names seen in the wild).
+CARD_NAMES = frozenset({"agent-card", "agent", "agent_card", "agentcard"})
+CARD_SUFFIXES = (".json", ".yaml", ".yml")
+#: Folders never searched unless named explicitly.
+SKIPPED_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "env", ".env", ".tox", ".nox",
+    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs",
+    "site-packages", ".idea", ".vscode",
+})
+
+
+@dataclass(frozen=True)
+class Found:
+    """A file to process, and the root it was found under (for ``-o`` trees)."""
+
+    path: Path
+    root: Path
+
+
+def is_card_name(name: str) -> bool:
+    """True for names like ``agent-card.json``, ``AgentCard.yaml``, ``x.agent-card.json``."""
+    lowered = name.lower()
+    for suffix in CARD_SUFFIXES:
+        if lowered.endswith(suffix):
+            stem = lowered[: -len(suffix)]
+            return stem in CARD_NAMES or stem.endswith(".agent-card") or stem.endswith(".agent_card")
+    return False
+
+
+def _matches(relative: str, patterns: Sequence[str]) -> bool:
+    name = relative.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def walk(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[tuple[Path, bool]]:
+    """Yield ``(file, chosen)`` for every file under ``root``, in sorted order.
+
+    A file is chosen by its card name or by ``include``; ``exclude`` wins.
+    Skipped folders, and links that lead out of ``root``, are not entered.
+    """
+    top = root.resolve()
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and _inside(here / d, top)
+                         and not _matches(_relative(here / d, root), exclude))
+        for name in sorted(files):
+            path = here / name
+            relative = _relative(path, root)
+            if not _inside(path, top):
+                continue
+            chosen = (is_card_name(name) or _matches(relative, include)) and not _matches(relative, exclude)
+            yield path, chosen
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _inside(path: Path, top: Path) -> bool:
+    try:
+        path.resolve().relative_to(top)
+    except ValueError:
+        return False
+    return True

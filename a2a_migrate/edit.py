@@ -1,0 +1,72 @@
+"""In-place edits of card mappings that keep key order (and YAML comments).
+
+Transforms mutate the working copy, which is a plain ``dict`` for JSON and a
+ruamel ``CommentedMap`` for YAML. These helpers put a new member where the
+member it replaces stood, and carry a YAML comment along with a renamed key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, MutableMapping
+from typing import Any
+
+Card = MutableMapping[str, Any]
+
+
+def _comments(mapping: Any) -> dict[Any, Any] | None:
+    ca = getattr(mapping, "ca", None)
+    return getattr(ca, "items", None)
+
+
+def insert_at(mapping: Card, index: int, key: str, value: Any) -> None:
+    """Insert ``key`` at position ``index`` (replacing any member of that name)."""
+    if key in mapping:
+        del mapping[key]
+    index = max(0, min(index, len(mapping)))
+    insert = getattr(mapping, "insert", None)
+    if insert is not None:  # ruamel CommentedMap keeps comments through insert()
+        insert(index, key, value)
+        return
+    items = list(mapping.items())
+    items.insert(index, (key, value))
+    mapping.clear()
+    mapping.update(items)
+
+
+def replace(mapping: Card, old_keys: Iterable[str], new_key: str, value: Any) -> None:
+    """Remove ``old_keys`` and put ``new_key: value`` where the first of them stood.
+
+    If none of ``old_keys`` is present the new member goes where ``new_key``
+    already is, or last.
+    """
+    olds = [key for key in old_keys if key in mapping]
+    keys = list(mapping)
+    if olds:
+        index = keys.index(olds[0])
+    elif new_key in mapping:
+        index = keys.index(new_key)
+    else:
+        index = len(keys)
+    comments = _comments(mapping)
+    moved = comments.get(olds[0]) if comments is not None and olds else None
+    for key in olds:
+        if key != new_key:
+            del mapping[key]
+            index -= 1 if keys.index(key) < index else 0
+    insert_at(mapping, index, new_key, value)
+    if comments is not None and moved is not None:
+        comments[new_key] = moved
+
+
+def rename(mapping: Card, old_key: str, new_key: str) -> None:
+    """Rename a member in place, keeping its position and its comment."""
+    if old_key in mapping and old_key != new_key:
+        replace(mapping, [old_key], new_key, mapping[old_key])
+
+
+def position(mapping: Card, key: str) -> int:
+    """Index of ``key`` in the mapping's order, or its length if absent."""
+    for index, name in enumerate(mapping):
+        if name == key:
+            return index
+    return len(mapping)

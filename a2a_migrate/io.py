@@ -1,0 +1,209 @@
+"""Reading and writing card files: JSON or YAML in, the same layout out.
+
+JSON goes through the C ``json`` module and :mod:`a2a_migrate.jsontext`;
+ruamel.yaml is imported only for YAML files, in round-trip mode so comments,
+quoting and key order survive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from a2a_migrate import jsontext
+
+Format = Literal["json", "yaml"]
+BOM = "\ufeff"
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class CardError(Exception):
+    """A card that cannot be read or written; the message names the place."""
+
+
+@dataclass
+class Document:
+    """One card file: its text, its format, the working copy and the original value."""
+
+    text: str
+    format: Format
+    data: Any
+    original: Any
+    bom: bool = False
+
+    def render(self) -> str:
+        """The working copy as text, laid out like the input."""
+        body = self.text[1:] if self.bom else self.text
+        if self.format == "yaml":
+            rendered = _yaml_dump(self.data, body) if self.data != self.original else body
+        else:
+            rendered = jsontext.render(body, self.original, self.data)
+        return (BOM if self.bom else "") + rendered
+
+
+def to_plain(value: Any) -> Any:
+    """A deep copy made of dict, list, str, int, float, bool and None only."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def guess_format(name: str, text: str) -> Format:
+    """YAML by suffix; for other names JSON unless the text cannot be JSON."""
+    if name.lower().endswith(YAML_SUFFIXES):
+        return "yaml"
+    stripped = text.lstrip(BOM + " \t\r\n")
+    if name.lower().endswith(".json") or stripped[:1] in ("{", "[", '"') or not stripped:
+        return "json"
+    return "yaml"
+
+
+def parse(text: str, name: str = "-", format: Format | None = None) -> Document:
+    """Parse card text. Raises :class:`CardError` with the line and column."""
+    bom = text.startswith(BOM)
+    body = text[1:] if bom else text
+    fmt = format or guess_format(name, body)
+    if not body.strip():
+        raise CardError("the file is empty")
+    if fmt == "json":
+        data = _json_load(body)
+        original = json.loads(body)
+    else:
+        data = _yaml_load(body)
+        original = to_plain(data)
+    if not isinstance(data, dict):
+        kind = type(original).__name__ if original is not None else "null"
+        raise CardError(f"the top level is a {_json_kind(kind)}, not an object")
+    return Document(text, fmt, data, original, bom)
+
+
+def _json_kind(python_name: str) -> str:
+    return {"list": "list", "str": "string", "int": "number", "float": "number", "bool": "boolean"}.get(
+        python_name, python_name
+    )
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        seen: set[str] = set()
+        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise CardError(f"duplicate member {duplicate!r}: JSON readers disagree on which one wins")
+    return mapping
+
+
+def _json_load(body: str) -> Any:
+    try:
+        return json.loads(body, object_pairs_hook=_reject_duplicates)
+    except json.JSONDecodeError as error:
+        hint = " (JSON allows no comments)" if "/*" in body or "//" in body.split("\n")[error.lineno - 1] else ""
+        raise CardError(f"line {error.lineno} column {error.colno}: not valid JSON: {error.msg}{hint}") from None
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap long lines the author kept on one line
+    return yaml
+
+
+def _yaml_load(body: str) -> Any:
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        return _yaml().load(body)
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
+        raise CardError(f"{where}not valid YAML: {error.problem or error.context}") from None
+    except YAMLError as error:
+        raise CardError(f"not valid YAML: {error}") from None
+
+
+def _yaml_dump(data: Any, source: str) -> str:
+    import io
+
+    yaml = _yaml()
+    mapping, sequence, offset = _yaml_indents(source)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    if source.lstrip().startswith("---"):
+        yaml.explicit_start = True
+    stream = io.StringIO()
+    yaml.dump(data, stream)
+    text = stream.getvalue()
+    if "\r\n" in source:
+        text = text.replace("\n", "\r\n")
+    if not source.endswith(("\n", "\r")):
+        text = text.rstrip("\r\n")
+    return text
+
+
+def _yaml_indents(source: str) -> tuple[int, int, int]:
+    """Guess ruamel's (mapping, sequence, offset) indents from the source."""
+    import re
+
+    mapping = 2
+    match = re.search(r"^([ \t]*)[^\s#-][^\n]*:[ \t]*\r?\n\1([ ]+)[^\s#-]", source, re.M)
+    if match:
+        mapping = len(match.group(2))
+    dash = re.search(r"^([ \t]*)[^\s#-][^\n]*:[ \t]*\r?\n(?:\1[ ]*#[^\n]*\r?\n)*\1([ ]*)-( +)", source, re.M)
+    if dash:
+        offset = len(dash.group(2))
+        return mapping, offset + len(dash.group(3)) + 1, offset
+    return mapping, mapping, 0
+
+
+def read_text(path: Path) -> str:
+    """Read a file as UTF-8 (a BOM is kept in the text), with a clear error."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise CardError(f"cannot read: {error.strerror or error}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CardError(f"byte {error.start}: not UTF-8 text") from None
+
+
+def read(path: Path) -> Document:
+    """Read and parse one card file."""
+    return parse(read_text(path), str(path))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that readers see the old file or the new one.
+
+    The text goes to a temporary file in the same folder, is flushed to disk and
+    renamed over the original, which keeps its permission bits. On any failure
+    the temporary file is removed.
+    """
+    folder = path.parent
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".a2a-migrate.tmp", dir=folder)
+    except OSError as error:
+        raise CardError(f"cannot write: {error.strerror or error}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        if isinstance(error, OSError):
+            raise CardError(f"cannot write: {error.strerror or error}") from None
+        raise

@@ -1,0 +1,214 @@
+"""Write a changed JSON card back in the layout its file already had.
+
+Parsing is left to the C ``json`` module. Writing walks the new value beside
+the source text: a member or item whose value did not change is copied from
+the source byte for byte (odd spacing, inline arrays, ``\\uXXXX`` escapes and
+all); only containers that changed are laid out again, in the style of the
+container they replace (multi-line with its indentation, or inline with its
+separators). New values follow the file's indentation unit, key separator,
+line ending and escaping habit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_DECODER = json.JSONDecoder()
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _same(old: Any, new: Any) -> bool:
+    # JSON equality that tells true from 1 and 1 from 1.0 at this level.
+    return type(old) is type(new) and old == new
+
+
+def _skip(src: str, pos: int) -> int:
+    match = _WHITESPACE.match(src, pos)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
+
+
+class _Layout:
+    """The whitespace habits of one source container."""
+
+    def __init__(self, multiline: bool, member_indent: str, close_indent: str, inline_sep: str):
+        self.multiline = multiline
+        self.member_indent = member_indent
+        self.close_indent = close_indent
+        self.inline_sep = inline_sep
+
+
+class JsonWriter:
+    """Serialize new values of a card against the source text of the old one."""
+
+    def __init__(self, src: str) -> None:
+        self.src = src
+        self.newline = "\r\n" if "\r\n" in src else "\n"
+        self.unit = _indent_unit(src)
+        self.colon = _key_separator(src)
+        self.ensure_ascii = _escapes_non_ascii(src)
+        self._raw_strings: dict[str, str] | None = None
+
+    # -- entry point -----------------------------------------------------
+
+    def render(self, old: Any, new: Any) -> str:
+        """The whole document: leading and trailing whitespace kept as written."""
+        start = _skip(self.src, 0)
+        _, end = _DECODER.raw_decode(self.src, start)
+        return self.src[:start] + self.value(old, start, new, "") + self.src[end:]
+
+    # -- values that have a source ---------------------------------------
+
+    def value(self, old: Any, start: int, new: Any, indent: str) -> str:
+        """Text for ``new``, whose previous value ``old`` starts at ``start``."""
+        if _same(old, new):
+            _, end = _DECODER.raw_decode(self.src, start)
+            return self.src[start:end]
+        if isinstance(old, dict) and isinstance(new, dict) and old:
+            return self._object(old, start, new, indent)
+        if isinstance(old, list) and isinstance(new, list) and old:
+            return self._array(old, start, new, indent)
+        return self.fresh(new, indent)
+
+    def _object(self, old: dict[str, Any], start: int, new: dict[str, Any], indent: str) -> str:
+        members: dict[str, tuple[str, int]] = {}
+        pos = _skip(self.src, start + 1)
+        first_key = pos
+        separator = ""
+        colon = self.colon
+        last_end = pos
+        while self.src[pos] == '"':
+            key, key_end = _DECODER.raw_decode(self.src, pos)
+            value_start = _skip(self.src, _skip(self.src, key_end) + 1)
+            if not members:
+                colon = self.src[key_end:value_start]
+            members[key] = (self.src[pos:key_end], value_start)
+            _, last_end = _DECODER.raw_decode(self.src, value_start)
+            pos = _skip(self.src, last_end)
+            if self.src[pos] != ",":
+                break
+            next_key = _skip(self.src, pos + 1)
+            if not separator:
+                separator = self.src[pos + 1 : next_key]
+            pos = next_key
+        layout = self._layout(start, first_key, pos, separator, indent)
+        parts = []
+        for key, value in new.items():
+            if key in members:
+                key_text, value_start = members[key]
+                text = self.value(old[key], value_start, value, layout.member_indent)
+            else:
+                key_text = self.string(key)
+                text = self.fresh(value, layout.member_indent)
+            parts.append(key_text + colon + text)
+        return self._wrap("{", parts, "}", layout)
+
+    def _array(self, old: list[Any], start: int, new: list[Any], indent: str) -> str:
+        starts: list[int] = []
+        pos = _skip(self.src, start + 1)
+        first_item = pos
+        separator = ""
+        while True:
+            starts.append(pos)
+            _, end = _DECODER.raw_decode(self.src, pos)
+            pos = _skip(self.src, end)
+            if self.src[pos] != ",":
+                break
+            next_item = _skip(self.src, pos + 1)
+            if not separator:
+                separator = self.src[pos + 1 : next_item]
+            pos = next_item
+        layout = self._layout(start, first_item, pos, separator, indent)
+        parts = []
+        for index, value in enumerate(new):
+            if index < len(old):
+                parts.append(self.value(old[index], starts[index], value, layout.member_indent))
+            else:
+                parts.append(self.fresh(value, layout.member_indent))
+        return self._wrap("[", parts, "]", layout)
+
+    def _layout(self, start: int, first: int, close: int, separator: str, indent: str) -> _Layout:
+        leading = self.src[start + 1 : first]
+        if "\n" in leading:
+            member_indent = leading.rsplit("\n", 1)[1]
+            closing = self.src[: close]
+            close_indent = closing[closing.rfind("\n") + 1 :] if closing.rstrip(" \t").endswith(
+                ("\n", "\r")
+            ) else indent
+            return _Layout(True, member_indent, close_indent, "")
+        return _Layout(False, indent + (self.unit or ""), indent, separator or (" " if self.unit is not None else ""))
+
+    def _wrap(self, open_: str, parts: list[str], close: str, layout: _Layout) -> str:
+        if not parts:
+            return open_ + close
+        if layout.multiline:
+            glue = "," + self.newline + layout.member_indent
+            return (
+                open_ + self.newline + layout.member_indent + glue.join(parts)
+                + self.newline + layout.close_indent + close
+            )
+        return open_ + ("," + layout.inline_sep).join(parts) + close
+
+    # -- values without a source -----------------------------------------
+
+    def fresh(self, value: Any, indent: str) -> str:
+        """Lay out a new value in the file's own style."""
+        if isinstance(value, dict):
+            parts = [self.string(k) + self.colon + self.fresh(v, self._deeper(indent)) for k, v in value.items()]
+            return self._fresh_wrap("{", parts, "}", indent)
+        if isinstance(value, list):
+            parts = [self.fresh(v, self._deeper(indent)) for v in value]
+            return self._fresh_wrap("[", parts, "]", indent)
+        if isinstance(value, str):
+            return self.string(value)
+        return json.dumps(value)
+
+    def _deeper(self, indent: str) -> str:
+        return indent + (self.unit or "")
+
+    def _fresh_wrap(self, open_: str, parts: list[str], close: str, indent: str) -> str:
+        if not parts:
+            return open_ + close
+        if self.unit is None:
+            return open_ + ",".join(parts) + close
+        inner = self.newline + self._deeper(indent)
+        return open_ + inner + ("," + inner).join(parts) + self.newline + indent + close
+
+    def string(self, text: str) -> str:
+        """A string as the source wrote it, if it did; else in the file's escaping habit."""
+        if self._raw_strings is None:
+            self._raw_strings = {}
+            for match in _STRING_TOKEN.finditer(self.src):
+                raw = match.group(0)
+                if "\\" in raw:  # only escaped spellings can differ from json.dumps
+                    self._raw_strings.setdefault(json.loads(raw), raw)
+        raw = self._raw_strings.get(text)
+        return raw if raw is not None else json.dumps(text, ensure_ascii=self.ensure_ascii)
+
+
+def _indent_unit(src: str) -> str | None:
+    """The indentation of the first nested line, or None for a one-line file."""
+    match = re.search(r"[\[{][ \t]*\r?\n([ \t]+)\S", src)
+    if match:
+        return match.group(1)
+    return "  " if "\n" in src.strip() else None
+
+
+def _key_separator(src: str) -> str:
+    match = re.search(r'"(?:[^"\\]|\\.)*"([ \t]*:[ \t]*)', src)
+    return match.group(1) if match else ": "
+
+
+def _escapes_non_ascii(src: str) -> bool:
+    """True when the file spells non-ASCII text as ``\\uXXXX`` and never raw."""
+    return src.isascii() and re.search(r"\\u00[89a-fA-F][0-9a-fA-F]|\\u0[1-9a-fA-F]|\\u[1-9a-fA-F]", src) is not None
+
+
+def render(src: str, old: Any, new: Any) -> str:
+    """Text of ``new`` laid out like ``src``, whose parsed value is ``old``."""
+    if _same(old, new):
+        return src
+    return JsonWriter(src).render(old, new)

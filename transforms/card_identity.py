@@ -1,0 +1,47 @@
+"""Card identity: ``name``, ``description`` and ``version`` must be present.
+
+Spec v1.0 ``a2a.proto`` marks ``AgentCard.name``, ``description`` and
+``version`` REQUIRED (as does the v0.3 JSON Schema). The tool never invents
+identity: a missing member is an error unless the user supplies it with
+``--default-name``, ``--default-description`` or ``--default-version``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2a_migrate.context import Context
+
+_MEMBERS = (
+    ("name", "default_name", "--default-name"),
+    ("description", "default_description", "--default-description"),
+    ("version", "default_version", "--default-version"),
+)
+
+
+def _check(card: Any, ctx: Context) -> None:
+    for member, option, flag in _MEMBERS:
+        value = card.get(member)
+        if isinstance(value, str) and value.strip():
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and member == "version":
+            card[member] = str(value)
+            ctx.note(f"/{member}", "assumed", f"version {value} written as the string {str(value)!r}")
+            continue
+        default = getattr(ctx.options, option)
+        if default is not None:
+            card[member] = default
+            ctx.note(f"/{member}", "assumed", f"missing {member}: set to {default!r} from {flag}")
+        else:
+            what = "is missing" if value is None else f"is {value!r}, not a non-empty string"
+            ctx.note(f"/{member}", "error", f"{member} {what}; the tool does not invent it: pass {flag}")
+
+
+def up(card: Any, ctx: Context) -> None:
+    """Refuse a card with no identity, or fill it from the options."""
+    _check(card, ctx)
+
+
+def down(card: Any, ctx: Context) -> None:
+    """The same members are required in 0.3."""
+    _check(card, ctx)

@@ -1,0 +1,172 @@
+"""Endpoints: ``url``, ``preferredTransport`` and ``additionalInterfaces``
+become ``supportedInterfaces``.
+
+whats-new-v1 (v1.0.1): "url: Primary endpoint now in supportedInterfaces[0].url",
+and ``preferredTransport`` / ``additionalInterfaces`` are merged into
+``supportedInterfaces`` ("The first entry is preferred", ``a2a.proto``). The
+0.3 ``AgentInterface.transport`` is the 1.0 ``protocolBinding``, same values
+(spec-mapping section 4); ``preferredTransport`` defaults to ``JSONRPC`` (v0.3
+schema default). An additional interface equal to one already listed is not
+repeated (0.3 section 5.6.2 asks cards to repeat the primary there).
+
+Interface spellings seen in real cards (``transport`` in a 1.0 interface,
+``json-rpc``, ``TRANSPORT_PROTOCOL_REST``) are read as the binding they mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_migrate import bindings, edit
+from a2a_migrate.context import Context
+from a2a_migrate.pointer import join
+from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS
+
+#: Members of interface objects that name a binding in cards seen in the wild.
+_BINDING_SPELLINGS = ("transport", "protocol", "transportProtocol", "type")
+
+
+def _binding(value: Any, pointer: str, ctx: Context) -> str:
+    canonical = bindings.canonical(value)
+    if canonical is not None:
+        if canonical != value:
+            ctx.note(pointer, "assumed", f"binding {value!r} written as {canonical!r}")
+        return canonical
+    if isinstance(value, str) and value.strip():
+        ctx.note(pointer, "warning", f"binding {value!r} is not one of {', '.join(bindings.CORE)}: kept as written")
+        return value
+    ctx.note(pointer, "assumed", f"no binding given: {bindings.JSONRPC} assumed (the 0.3 default)")
+    return bindings.JSONRPC
+
+
+def _repair_interface(interface: Any, pointer: str, ctx: Context) -> None:
+    """Give a 1.0 interface object a canonical ``protocolBinding``."""
+    if "protocolBinding" in interface:
+        interface["protocolBinding"] = _binding(interface["protocolBinding"], join(pointer, "protocolBinding"), ctx)
+        transport = interface.get("transport")
+        if "transport" in interface:
+            del interface["transport"]
+            same = bindings.canonical(transport) == interface["protocolBinding"] or transport == interface["protocolBinding"]
+            ctx.note(join(pointer, "transport"), "info" if same else "lossy",
+                     "0.3 transport dropped beside protocolBinding" + ("" if same else f" (it said {transport!r})"))
+        return
+    if "transport" in interface:
+        edit.rename(interface, "transport", "protocolBinding")
+        interface["protocolBinding"] = _binding(interface["protocolBinding"], join(pointer, "transport"), ctx)
+        ctx.note(join(pointer, "transport"), "info", "interface transport written as protocolBinding")
+        return
+    spelled = next((interface[k] for k in _BINDING_SPELLINGS if bindings.canonical(interface.get(k))), None)
+    position = edit.position(interface, "url") + 1
+    edit.insert_at(interface, position, "protocolBinding", _binding(spelled, join(pointer, "protocolBinding"), ctx))
+
+
+def _key(interface: Mapping[str, Any]) -> tuple[Any, ...]:
+    # spec-mapping section 4: interfaces are equal iff url, binding, version and tenant are.
+    return tuple(interface.get(k) for k in ("url", "protocolBinding", "protocolVersion", "tenant"))
+
+
+def _legacy_interfaces(card: Any, ctx: Context) -> list[tuple[str, dict[str, Any]]]:
+    """The 0.3 endpoint members as (pointer, 1.0 interface) pairs, primary first."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    url = card.get("url")
+    if url is not None or "preferredTransport" in card:
+        primary: dict[str, Any] = {"url": url}
+        primary["protocolBinding"] = _binding(card.get("preferredTransport", bindings.JSONRPC), "/preferredTransport", ctx)
+        found.append(("/url", primary))
+    extras = card.get("additionalInterfaces")
+    for index, extra in enumerate(extras if isinstance(extras, list) else []):
+        pointer = join("/additionalInterfaces", index)
+        if not isinstance(extra, Mapping):
+            ctx.note(pointer, "error", f"additional interface {extra!r} is not an object")
+            continue
+        interface = {key: value for key, value in extra.items() if key != "transport"}
+        interface["protocolBinding"] = _binding(extra.get("transport"), join(pointer, "transport"), ctx)
+        found.append((pointer, interface))
+    return found
+
+
+def _with_version(interface: dict[str, Any], version: Any) -> dict[str, Any]:
+    if version is None or "protocolVersion" in interface:
+        return interface
+    ordered = {key: value for key, value in interface.items() if key != "tenant"}
+    ordered["protocolVersion"] = version
+    if "tenant" in interface:
+        ordered["tenant"] = interface["tenant"]
+    return ordered
+
+
+def _from_legacy(card: Any, ctx: Context) -> None:
+    version = card.get("protocolVersion")
+    interfaces: list[dict[str, Any]] = []
+    for pointer, interface in _legacy_interfaces(card, ctx):
+        interface = _with_version(interface, version)
+        if not isinstance(interface.get("url"), str) or not interface["url"].strip():
+            ctx.note(pointer, "error", "interface has no url")
+            continue
+        if any(_key(interface) == _key(listed) for listed in interfaces):
+            ctx.note(pointer, "info", "interface repeats one already listed: not repeated")
+            continue
+        interfaces.append(interface)
+    legacy = [key for key in card if key in LEGACY_ENDPOINT_MEMBERS]
+    edit.replace(card, legacy, "supportedInterfaces", interfaces)
+    if interfaces:
+        ctx.note("/url", "info", "url, preferredTransport and additionalInterfaces moved to supportedInterfaces")
+
+
+def _same_endpoint(listed: Any, legacy: Mapping[str, Any], binding_given: bool) -> bool:
+    # A top-level url with no preferredTransport names no binding of its own.
+    if not isinstance(listed, Mapping) or listed.get("url") != legacy.get("url"):
+        return False
+    return not binding_given or listed.get("protocolBinding") == legacy.get("protocolBinding")
+
+
+def _strip_hybrid(card: Any, ctx: Context) -> None:
+    interfaces = card["supportedInterfaces"]
+    version = card.get("protocolVersion")
+    for index, interface in enumerate(interfaces):
+        if isinstance(interface, Mapping) and "protocolVersion" not in interface and version is not None:
+            interfaces[index] = _with_version(dict(interface), version)
+            ctx.note(join("/supportedInterfaces", index, "protocolVersion"), "assumed",
+                     f"interface had no protocolVersion: the card's {version!r} used")
+    for pointer, interface in _legacy_interfaces(card, ctx):
+        interface = _with_version(interface, version)
+        binding_given = pointer != "/url" or "preferredTransport" in card
+        match = next((i for i, listed in enumerate(interfaces) if _same_endpoint(listed, interface, binding_given)), None)
+        if match is not None:
+            ctx.note(pointer, "info", f"0.3 copy of supportedInterfaces/{match} removed")
+        elif isinstance(interface.get("url"), str):
+            interfaces.append(interface)
+            ctx.note(pointer, "assumed", "0.3 endpoint missing from supportedInterfaces: appended to it")
+    for key in [key for key in card if key in LEGACY_ENDPOINT_MEMBERS]:
+        del card[key]
+
+
+def up(card: Any, ctx: Context) -> None:
+    """Build ``supportedInterfaces`` from the 0.3 members (or strip them from a hybrid)."""
+    interfaces = card.get("supportedInterfaces")
+    if interfaces is None:
+        if card.get("url") is None and ctx.options.default_url is not None:
+            edit.insert_at(card, edit.position(card, "description") + 1, "url", ctx.options.default_url)
+            ctx.note("/url", "assumed", f"no endpoint: url set to {ctx.options.default_url!r} from --default-url")
+        if card.get("url") is None:
+            ctx.note("/url", "error", "the card has no url and no supportedInterfaces: pass --default-url")
+        else:
+            _from_legacy(card, ctx)
+        return
+    if not isinstance(interfaces, list):
+        ctx.note("/supportedInterfaces", "error", "supportedInterfaces is not a list")
+        return
+    for index, interface in enumerate(interfaces):
+        pointer = join("/supportedInterfaces", index)
+        if isinstance(interface, Mapping):
+            _repair_interface(interface, pointer, ctx)
+        else:
+            ctx.note(pointer, "error", f"interface {interface!r} is not an object")
+    if any(key in card for key in LEGACY_ENDPOINT_MEMBERS):
+        _strip_hybrid(card, ctx)
+
+
+def down(card: Any, ctx: Context) -> None:
+    """Filled in by the downgrade work."""
+    raise NotImplementedError

@@ -1,0 +1,48 @@
+"""``supportsAuthenticatedExtendedCard`` becomes ``capabilities.extendedAgentCard``.
+
+whats-new-v1 (v1.0.1): "supportsAuthenticatedExtendedCard: Moved to
+capabilities.extendedAgentCard". Pre-1.0 drafts (commit c1968243, #1222) used
+the interim top-level name ``supportsExtendedAgentCard``; spec v1.0 App. A.2.2
+calls it the legacy structure, so it is read too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_migrate import edit
+from a2a_migrate.context import Context
+
+_LEGACY = ("supportsAuthenticatedExtendedCard", "supportsExtendedAgentCard")
+
+
+def up(card: Any, ctx: Context) -> None:
+    """Move the flag into capabilities (the 1.0 value wins in a hybrid card)."""
+    capabilities = card.get("capabilities")
+    if not isinstance(capabilities, Mapping):
+        return
+    for name in _LEGACY:
+        if name not in card:
+            continue
+        value = card.pop(name)
+        if "extendedAgentCard" in capabilities:
+            same = capabilities["extendedAgentCard"] == value
+            ctx.note(f"/{name}", "info" if same else "lossy",
+                     f"{name} dropped: capabilities.extendedAgentCard is already set"
+                     + ("" if same else f" to {capabilities['extendedAgentCard']!r}, not {value!r}"))
+            continue
+        capabilities["extendedAgentCard"] = value
+        ctx.note(f"/{name}", "info", f"{name} moved to capabilities.extendedAgentCard")
+
+
+def down(card: Any, ctx: Context) -> None:
+    """Move the flag back to the top level, where 0.3 reads it."""
+    capabilities = card.get("capabilities")
+    if not isinstance(capabilities, Mapping) or "extendedAgentCard" not in capabilities:
+        return
+    value = capabilities.pop("extendedAgentCard")
+    if ctx.options.hybrid:
+        capabilities["extendedAgentCard"] = value
+    edit.insert_at(card, edit.position(card, "capabilities") + 1, "supportsAuthenticatedExtendedCard", value)
+    ctx.note("/capabilities/extendedAgentCard", "info", "capabilities.extendedAgentCard moved to supportsAuthenticatedExtendedCard")

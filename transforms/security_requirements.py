@@ -1,0 +1,99 @@
+"""``security`` becomes ``securityRequirements``, on the card and on each skill.
+
+v1.0 ``a2a.proto``: ``repeated SecurityRequirement security_requirements``
+with ``SecurityRequirement { map<string, StringList> schemes }``, so the 0.3
+``[{"oauth": ["read"]}]`` is ``[{"schemes": {"oauth": {"list": ["read"]}}}]``
+(spec-mapping section 5.4; an empty scope list is omitted: ``{}``). The
+meaning, an OR of ANDs, is unchanged. Cards transcoded from the 0.3 gRPC proto
+already carry ``[{"schemes": ...}]`` under the old name and are recognised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_migrate import edit
+from a2a_migrate.cardtree import skills
+from a2a_migrate.context import Context
+from a2a_migrate.pointer import join
+
+
+def is_proto_shaped(requirement: Any) -> bool:
+    """True for ``{"schemes": {...}}``, the 1.0 (and 0.3 gRPC) shape."""
+    return isinstance(requirement, Mapping) and list(requirement) == ["schemes"] and isinstance(
+        requirement["schemes"], Mapping
+    )
+
+
+def scopes_of(value: Any) -> list[Any]:
+    """The scope list of a 1.0 ``StringList``: ``{"list": [...]}``, ``{}`` or a bare list."""
+    if isinstance(value, Mapping):
+        scopes = value.get("list", [])
+        return list(scopes) if isinstance(scopes, list) else []
+    return list(value) if isinstance(value, list) else []
+
+
+def to_v1(requirement: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"oauth": ["read"]}`` -> ``{"schemes": {"oauth": {"list": ["read"]}}}``."""
+    if is_proto_shaped(requirement):
+        return {"schemes": {name: ({"list": scopes_of(value)} if scopes_of(value) else {})
+                            for name, value in requirement["schemes"].items()}}
+    return {"schemes": {name: ({"list": list(scopes)} if scopes else {}) for name, scopes in requirement.items()}}
+
+
+def to_v03(requirement: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """``{"schemes": {"oauth": {"list": ["read"]}}}`` -> ``{"oauth": ["read"]}``."""
+    schemes = requirement.get("schemes", {})
+    return {name: scopes_of(value) for name, value in (schemes.items() if isinstance(schemes, Mapping) else [])}
+
+
+def _valid_v03(requirement: Any) -> bool:
+    return isinstance(requirement, Mapping) and all(isinstance(scopes, list) for scopes in requirement.values())
+
+
+def _up_holder(holder: Any, pointer: str, ctx: Context) -> None:
+    if "security" not in holder:
+        return
+    old = holder["security"]
+    if not isinstance(old, list) or not all(is_proto_shaped(r) or _valid_v03(r) for r in old):
+        ctx.note(join(pointer, "security"), "error", "security is not a list of {scheme: [scopes]} objects")
+        return
+    converted = [to_v1(requirement) for requirement in old]
+    if "securityRequirements" in holder:
+        del holder["security"]
+        same = converted == [to_v1(r) for r in holder["securityRequirements"] if isinstance(r, Mapping)]
+        ctx.note(join(pointer, "security"), "info" if same else "lossy",
+                 "0.3 security dropped beside securityRequirements" + ("" if same else ", which says otherwise"))
+        return
+    edit.replace(holder, ["security"], "securityRequirements", converted)
+    ctx.note(join(pointer, "security"), "info", "security written as securityRequirements")
+
+
+def _down_holder(holder: Any, pointer: str, ctx: Context) -> None:
+    if "securityRequirements" not in holder:
+        return
+    new = holder["securityRequirements"]
+    if not isinstance(new, list) or not all(isinstance(r, Mapping) for r in new):
+        ctx.note(join(pointer, "securityRequirements"), "error", "securityRequirements is not a list of objects")
+        return
+    converted = [to_v03(requirement) for requirement in new]
+    if ctx.options.hybrid:
+        edit.insert_at(holder, edit.position(holder, "securityRequirements") + 1, "security", converted)
+    else:
+        edit.replace(holder, ["securityRequirements"], "security", converted)
+    ctx.note(join(pointer, "securityRequirements"), "info", "securityRequirements written as security")
+
+
+def up(card: Any, ctx: Context) -> None:
+    """Rename and reshape the requirements of the card and of every skill."""
+    _up_holder(card, "", ctx)
+    for pointer, skill in skills(card):
+        _up_holder(skill, pointer, ctx)
+
+
+def down(card: Any, ctx: Context) -> None:
+    """Write the requirements in the 0.3 shape (beside the 1.0 ones for ``--hybrid``)."""
+    _down_holder(card, "", ctx)
+    for pointer, skill in skills(card):
+        _down_holder(skill, pointer, ctx)

@@ -1,0 +1,116 @@
+"""Security schemes: the 0.3 ``type`` discriminator becomes a oneof wrapper member.
+
+v1.0 ``a2a.proto``: ``SecurityScheme { oneof scheme { APIKeySecurityScheme
+api_key_security_scheme = 1; ... MutualTlsSecurityScheme mtls_security_scheme
+= 5; } }``, serialized by ProtoJSON as ``{"apiKeySecurityScheme": {...}}``
+(spec-mapping section 5.1, confirmed by the spec's section 8.5 sample). The
+apiKey member ``in`` is ``location`` in 1.0. Names are unchanged.
+
+Invented ``type`` words with one obvious meaning (``bearer``, ``oauth``) are
+read as the scheme they mean; ``none``/``public`` mean no authentication and
+the scheme is removed (requirements naming it then need nothing); anything
+else is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_migrate import requirements
+from a2a_migrate.cardtree import SCHEME_WRAPPERS, WRAPPER_TYPES
+from a2a_migrate.context import Context
+from a2a_migrate.pointer import join
+
+_TYPES = {type_.lower(): type_ for type_ in SCHEME_WRAPPERS}
+_TYPES.update({"api_key": "apiKey", "api-key": "apiKey", "oauth": "oauth2", "oidc": "openIdConnect",
+               "openid": "openIdConnect", "mtls": "mutualTLS", "mutual_tls": "mutualTLS"})
+_HTTP_WORDS = {"bearer": "Bearer", "jwt": "Bearer", "basic": "Basic"}
+_NO_AUTH = {"none", "public", "anonymous", "noauth"}
+#: Members that a 0.3 scheme object has beside ``type``, renamed for 1.0.
+_RENAMED_UP = {"in": "location"}
+_RENAMED_DOWN = {"location": "in"}
+
+
+def _rename(body: Mapping[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
+    return {renames.get(key, key): value for key, value in body.items()}
+
+
+def _wrap(scheme: Mapping[str, Any], pointer: str, ctx: Context) -> dict[str, Any] | None:
+    """The 1.0 form of a 0.3 scheme object, or None when its type means nothing."""
+    raw = scheme.get("type")
+    word = raw.strip().lower() if isinstance(raw, str) else ""
+    body = _rename({key: value for key, value in scheme.items() if key != "type"}, _RENAMED_UP)
+    if word in _HTTP_WORDS:
+        body.setdefault("scheme", _HTTP_WORDS[word])
+        ctx.note(join(pointer, "type"), "assumed", f"type {raw!r} read as HTTP {_HTTP_WORDS[word]} authentication")
+        return {SCHEME_WRAPPERS["http"]: body}
+    type_ = _TYPES.get(word)
+    if type_ is None:
+        return None
+    if type_ != raw:
+        ctx.note(join(pointer, "type"), "assumed", f"type {raw!r} read as {type_!r}")
+    ctx.note(join(pointer, "type"), "info", f"type {type_!r} written as the {SCHEME_WRAPPERS[type_]} member")
+    return {SCHEME_WRAPPERS[type_]: body}
+
+
+def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None:
+    # A hybrid entry carries the 0.3 members beside the wrapper: they only repeat it.
+    for key in [key for key in scheme if key != wrapper and key in ("type", "in", *scheme[wrapper], "name")]:
+        del scheme[key]
+        ctx.note(join(pointer, key), "info", f"0.3 member {key} dropped beside {wrapper}")
+
+
+def _remove_no_auth(card: Any, name: str, pointer: str, ctx: Context) -> None:
+    del card["securitySchemes"][name]
+    requirements.rewrite(card, lambda schemes: [{k: v for k, v in schemes.items() if k != name}])
+    ctx.note(pointer, "assumed", "this scheme means no authentication: removed, and requirements naming it need nothing")
+
+
+def up(card: Any, ctx: Context) -> None:
+    """Write every scheme as its 1.0 wrapper member."""
+    schemes = card.get("securitySchemes")
+    if schemes is None:
+        return
+    if not isinstance(schemes, Mapping):
+        ctx.note("/securitySchemes", "error", "securitySchemes is not an object")
+        return
+    for name, scheme in list(schemes.items()):
+        pointer = join("/securitySchemes", name)
+        if not isinstance(scheme, Mapping):
+            ctx.note(pointer, "error", f"scheme {scheme!r} is not an object")
+            continue
+        wrappers = [key for key in scheme if key in WRAPPER_TYPES]
+        if len(wrappers) > 1:
+            ctx.note(pointer, "error", f"scheme has {len(wrappers)} kinds at once ({', '.join(wrappers)}); 1.0 allows one")
+        elif wrappers:
+            _strip_legacy(scheme, wrappers[0], pointer, ctx)
+        elif isinstance(scheme.get("type"), str) and scheme["type"].strip().lower() in _NO_AUTH:
+            _remove_no_auth(card, name, pointer, ctx)
+        else:
+            wrapped = _wrap(scheme, pointer, ctx)
+            if wrapped is None:
+                ctx.note(join(pointer, "type"), "error",
+                         f"scheme type {scheme.get('type')!r} is none of {', '.join(SCHEME_WRAPPERS)}: describe it by hand")
+            else:
+                schemes[name] = wrapped
+
+
+def _unwrap(scheme: Mapping[str, Any], wrapper: str, hybrid: bool) -> dict[str, Any]:
+    flat = {"type": WRAPPER_TYPES[wrapper], **_rename(scheme[wrapper], _RENAMED_DOWN)}
+    return {wrapper: scheme[wrapper], **flat} if hybrid else flat
+
+
+def down(card: Any, ctx: Context) -> None:
+    """Write every wrapper member back as a 0.3 scheme with ``type``."""
+    schemes = card.get("securitySchemes")
+    if not isinstance(schemes, Mapping):
+        return
+    for name, scheme in list(schemes.items()):
+        if not isinstance(scheme, Mapping):
+            continue
+        wrappers = [key for key in scheme if key in WRAPPER_TYPES]
+        if len(wrappers) == 1 and isinstance(scheme[wrappers[0]], Mapping):
+            schemes[name] = _unwrap(scheme, wrappers[0], ctx.options.hybrid)
+            ctx.note(join("/securitySchemes", name, wrappers[0]), "info",
+                     f"{wrappers[0]} written as type {WRAPPER_TYPES[wrappers[0]]!r}")

@@ -1,0 +1,125 @@
+"""Skills: objects with ``id``, ``name``, ``description`` and ``tags``.
+
+``AgentSkill.id``, ``name``, ``description`` and ``tags`` are REQUIRED in
+v1.0 ``a2a.proto`` and in the v0.3 schema, and spec v1.0 section 5.7 says a
+required array "MUST contain at least one element". Real cards leave them out
+or list skills as bare strings. What has one obvious value is filled in with
+an ``assumed`` note (an id from the name, tags from the id and name: a skill
+without tags is not found in catalogues); ``skills`` that is not a list is
+refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_migrate import edit
+from a2a_migrate.context import Context
+from a2a_migrate.pointer import join
+
+_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+", re.UNICODE)
+
+
+def slug(text: str) -> str:
+    """``"Get Weather!"`` -> ``"get-weather"`` (non-ASCII letters kept)."""
+    return re.sub(r"[\W_]+", "-", text.strip().lower(), flags=re.UNICODE).strip("-") or "skill"
+
+
+def derive_tags(*texts: str) -> list[str]:
+    """Lower-case words of the texts, in order, each once, one-letter words left out."""
+    tags: list[str] = []
+    for text in texts:
+        for word in _WORD.findall(text):
+            word = word.lower()
+            if len(word) > 1 and word not in tags:
+                tags.append(word)
+    return tags or [slug(texts[0]) if texts else "skill"]
+
+
+def _string_skill(text: str, pointer: str, ctx: Context) -> dict[str, Any]:
+    ctx.note(pointer, "assumed", f"skill given as the string {text!r}: written as a skill object")
+    return {"id": slug(text), "name": text, "description": text}
+
+
+def _fill_identity(skill: Any, pointer: str, ctx: Context) -> bool:
+    name, skill_id = skill.get("name"), skill.get("id")
+    if not _text(name) and not _text(skill_id):
+        ctx.note(pointer, "error", "skill has neither id nor name: it cannot be identified")
+        return False
+    if not _text(skill_id):
+        edit.insert_at(skill, 0, "id", slug(name))
+        ctx.note(join(pointer, "id"), "assumed", f"skill id {skill['id']!r} derived from its name")
+    if not _text(name):
+        edit.insert_at(skill, edit.position(skill, "id") + 1, "name", skill["id"])
+        ctx.note(join(pointer, "name"), "assumed", "skill name taken from its id")
+    if not _text(skill.get("description")):
+        edit.insert_at(skill, edit.position(skill, "name") + 1, "description", skill["name"])
+        ctx.note(join(pointer, "description"), "assumed", "skill description is required: its name used")
+    return True
+
+
+def _fill_tags(skill: Any, pointer: str, ctx: Context) -> None:
+    tags = skill.get("tags")
+    if isinstance(tags, list) and tags and all(isinstance(tag, str) for tag in tags):
+        return
+    if isinstance(tags, str) and tags.strip():
+        skill["tags"] = [tags]
+        ctx.note(join(pointer, "tags"), "assumed", "tags given as a string: written as a list")
+        return
+    derived = derive_tags(str(skill["id"]), str(skill["name"]))
+    if "tags" in skill:
+        skill["tags"] = derived
+    else:  # where 0.3 and 1.0 both list it: after the description
+        edit.insert_at(skill, edit.position(skill, "description") + 1, "tags", derived)
+    ctx.note(join(pointer, "tags"), "assumed", f"skill has no tags: derived {derived} from its id and name")
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _repair(card: Any, ctx: Context, *, fill_tags: bool) -> None:
+    skills = card.get("skills")
+    if skills is None:
+        edit.insert_at(card, len(card), "skills", [])
+        ctx.note("/skills", "warning", "the card lists no skills: written as [] (1.0 requires at least one; none is invented)")
+        return
+    if not isinstance(skills, list):
+        ctx.note("/skills", "error", f"skills is a {type(skills).__name__}, not a list of skill objects")
+        return
+    if not skills:
+        ctx.note("/skills", "warning", "the card lists no skills (1.0 requires at least one; none is invented)")
+    for index, skill in enumerate(skills):
+        pointer = join("/skills", index)
+        if isinstance(skill, str):
+            skills[index] = skill = _string_skill(skill, pointer, ctx)
+        if not isinstance(skill, Mapping):
+            ctx.note(pointer, "error", f"skill {skill!r} is not an object")
+            continue
+        if _fill_identity(skill, pointer, ctx) and fill_tags:
+            _fill_tags(skill, pointer, ctx)
+        elif "tags" not in skill:
+            skill["tags"] = []  # 0.3 requires the member; 1.0 writers omit it when empty
+    _dedupe_ids(skills, ctx)
+
+
+def _dedupe_ids(skills: list[Any], ctx: Context) -> None:
+    seen: set[Any] = set()
+    for index, skill in enumerate(skills):
+        if not isinstance(skill, Mapping) or not _text(skill.get("id")):
+            continue
+        if skill["id"] in seen:
+            ctx.note(join("/skills", index, "id"), "warning", f"skill id {skill['id']!r} is used by an earlier skill too")
+        seen.add(skill["id"])
+
+
+def up(card: Any, ctx: Context) -> None:
+    """Make every skill an object with the four required members."""
+    _repair(card, ctx, fill_tags=True)
+
+
+def down(card: Any, ctx: Context) -> None:
+    """0.3 needs the same members; 1.0 writers may have omitted an empty ``tags``."""
+    _repair(card, ctx, fill_tags=False)

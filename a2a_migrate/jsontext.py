@@ -21,8 +21,10 @@ _STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 def _same(old: Any, new: Any) -> bool:
-    # JSON equality that tells true from 1 and 1 from 1.0 at this level.
-    return type(old) is type(new) and old == new
+    """Equal as JSON text: Python's ``==`` says ``1 == True`` and ignores key order."""
+    if type(old) is not type(new) or old != new:
+        return False
+    return not isinstance(old, (dict, list)) or json.dumps(old) == json.dumps(new)
 
 
 def _skip(src: str, pos: int) -> int:
@@ -75,59 +77,91 @@ class JsonWriter:
 
     def _object(self, old: dict[str, Any], start: int, new: dict[str, Any], indent: str) -> str:
         members: dict[str, tuple[str, int]] = {}
+        leading: dict[str, str] = {}
         pos = _skip(self.src, start + 1)
         first_key = pos
+        gap_start = start + 1
         separator = ""
-        colon = self.colon
         last_end = pos
         while self.src[pos] == '"':
             key, key_end = _DECODER.raw_decode(self.src, pos)
             value_start = _skip(self.src, _skip(self.src, key_end) + 1)
-            if not members:
-                colon = self.src[key_end:value_start]
-            members[key] = (self.src[pos:key_end], value_start)
+            members[key] = (self.src[pos:value_start], value_start)
+            leading[key] = self.src[gap_start:pos]
             _, last_end = _DECODER.raw_decode(self.src, value_start)
             pos = _skip(self.src, last_end)
             if self.src[pos] != ",":
                 break
+            gap_start = pos + 1
             next_key = _skip(self.src, pos + 1)
             if not separator:
                 separator = self.src[pos + 1 : next_key]
             pos = next_key
         layout = self._layout(start, first_key, pos, separator, indent)
-        parts = []
+        one_line = self._one_line_replacements(members, new)
+        parts: list[tuple[str | None, str]] = []
         for key, value in new.items():
             if key in members:
-                key_text, value_start = members[key]
+                key_and_colon, value_start = members[key]
                 text = self.value(old[key], value_start, value, layout.member_indent)
+                parts.append((leading[key], key_and_colon + text))
             else:
-                key_text = self.string(key)
-                text = self.fresh(value, layout.member_indent)
-            parts.append(key_text + colon + text)
+                text = self.fresh(value, layout.member_indent, inline=not layout.multiline or key in one_line)
+                parts.append((None, self.string(key) + self.colon + text))
         return self._wrap("{", parts, "}", layout)
+
+    def _one_line_replacements(self, members: dict[str, tuple[str, int]], new: dict[str, Any]) -> set[str]:
+        """New keys that take the place of a container the source wrote on one line.
+
+        A transform puts a new member where the member it replaces stood, so
+        the removed member right after the new one's predecessor is the one it
+        replaces; ``"security": [{"k": []}]`` makes ``securityRequirements``
+        one line too.
+        """
+        old_keys = list(members)
+        found: set[str] = set()
+        previous = -1
+        for key in new:
+            if key in members:
+                previous = old_keys.index(key)
+                continue
+            following = old_keys[previous + 1] if previous + 1 < len(old_keys) else None
+            if following is not None and following not in new and self._is_one_line_container(members[following][1]):
+                found.add(key)
+        return found
+
+    def _is_one_line_container(self, start: int) -> bool:
+        if self.src[start] not in "[{":
+            return False
+        _, end = _DECODER.raw_decode(self.src, start)
+        return "\n" not in self.src[start:end]
 
     def _array(self, old: list[Any], start: int, new: list[Any], indent: str) -> str:
         starts: list[int] = []
+        leading: list[str] = []
         pos = _skip(self.src, start + 1)
         first_item = pos
         separator = ""
+        gap_start = start + 1
         while True:
             starts.append(pos)
+            leading.append(self.src[gap_start:pos])
             _, end = _DECODER.raw_decode(self.src, pos)
             pos = _skip(self.src, end)
             if self.src[pos] != ",":
                 break
+            gap_start = pos + 1
             next_item = _skip(self.src, pos + 1)
             if not separator:
                 separator = self.src[pos + 1 : next_item]
             pos = next_item
         layout = self._layout(start, first_item, pos, separator, indent)
-        parts = []
+        parts: list[tuple[str | None, str]] = []
         for index, value in enumerate(new):
             if index < len(old):
-                parts.append(self.value(old[index], starts[index], value, layout.member_indent))
+                parts.append((leading[index], self.value(old[index], starts[index], value, layout.member_indent)))
             else:
-                parts.append(self.fresh(value, layout.member_indent))
+                parts.append((None, self.fresh(value, layout.member_indent, inline=not layout.multiline)))
         return self._wrap("[", parts, "]", layout)
 
     def _layout(self, start: int, first: int, close: int, separator: str, indent: str) -> _Layout:
@@ -141,27 +175,28 @@ class JsonWriter:
             return _Layout(True, member_indent, close_indent, "")
         return _Layout(False, indent + (self.unit or ""), indent, separator or (" " if self.unit is not None else ""))
 
-    def _wrap(self, open_: str, parts: list[str], close: str, layout: _Layout) -> str:
+    def _wrap(self, open_: str, parts: list[tuple[str | None, str]], close: str, layout: _Layout) -> str:
+        """Join members, each after the whitespace it had in the source (new ones: the layout's)."""
         if not parts:
             return open_ + close
         if layout.multiline:
-            glue = "," + self.newline + layout.member_indent
-            return (
-                open_ + self.newline + layout.member_indent + glue.join(parts)
-                + self.newline + layout.close_indent + close
-            )
-        return open_ + ("," + layout.inline_sep).join(parts) + close
+            standard = self.newline + layout.member_indent
+            body = ",".join((standard if gap is None else gap) + text for gap, text in parts)
+            return open_ + body + self.newline + layout.close_indent + close
+        first = parts[0][0] or ""
+        rest = [(layout.inline_sep if gap is None else gap) + text for gap, text in parts[1:]]
+        return open_ + first + ",".join([parts[0][1], *rest]) + close
 
     # -- values without a source -----------------------------------------
 
-    def fresh(self, value: Any, indent: str) -> str:
-        """Lay out a new value in the file's own style."""
+    def fresh(self, value: Any, indent: str, inline: bool = False) -> str:
+        """Lay out a new value in the file's own style (on one line inside a one-line container)."""
         if isinstance(value, dict):
-            parts = [self.string(k) + self.colon + self.fresh(v, self._deeper(indent)) for k, v in value.items()]
-            return self._fresh_wrap("{", parts, "}", indent)
+            parts = [self.string(k) + self.colon + self.fresh(v, self._deeper(indent), inline) for k, v in value.items()]
+            return self._fresh_wrap("{", parts, "}", indent, inline)
         if isinstance(value, list):
-            parts = [self.fresh(v, self._deeper(indent)) for v in value]
-            return self._fresh_wrap("[", parts, "]", indent)
+            parts = [self.fresh(v, self._deeper(indent), inline) for v in value]
+            return self._fresh_wrap("[", parts, "]", indent, inline)
         if isinstance(value, str):
             return self.string(value)
         return json.dumps(value)
@@ -169,11 +204,13 @@ class JsonWriter:
     def _deeper(self, indent: str) -> str:
         return indent + (self.unit or "")
 
-    def _fresh_wrap(self, open_: str, parts: list[str], close: str, indent: str) -> str:
+    def _fresh_wrap(self, open_: str, parts: list[str], close: str, indent: str, inline: bool) -> str:
         if not parts:
             return open_ + close
         if self.unit is None:
             return open_ + ",".join(parts) + close
+        if inline:
+            return open_ + ", ".join(parts) + close
         inner = self.newline + self._deeper(indent)
         return open_ + inner + ("," + inner).join(parts) + self.newline + indent + close
 
@@ -198,8 +235,9 @@ def _indent_unit(src: str) -> str | None:
 
 
 def _key_separator(src: str) -> str:
-    match = re.search(r'"(?:[^"\\]|\\.)*"([ \t]*:[ \t]*)', src)
-    return match.group(1) if match else ": "
+    """The most common spelling of ``:`` between a key and its value."""
+    found = re.findall(r'"(?:[^"\\]|\\.)*"([ \t]*:[ \t]*)', src[:65536])
+    return max(set(found), key=found.count) if found else ": "
 
 
 def _escapes_non_ascii(src: str) -> bool:

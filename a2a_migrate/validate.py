@@ -122,7 +122,8 @@ def _sort_key(finding: Finding) -> tuple[Any, ...]:
 
 
 def _read_schema(name: str) -> Any:
-    return json.loads(resources.files(__package__).joinpath("schemas", name).read_text("utf-8"))
+    schemas = resources.files(__package__) / "schemas"
+    return json.loads((schemas / name).read_text("utf-8"))
 
 
 def _kind(value: Any) -> str:
@@ -388,42 +389,129 @@ def _compile_type(schema: Mapping[str, Any]) -> _Type:
 
 
 def _structure_v10(card: Mapping[str, Any]) -> list[Finding]:
-    messages = _v10_messages()
-    findings: list[Finding] = []
-    _walk_message(card, messages["AgentCard"], "", "the card", messages, findings)
-    return findings
+    walker = _Walker(_v10_messages())
+    walker.message(card, walker.messages["AgentCard"], _ROOT)
+    return walker.out
 
 
-def _walk_message(
-    obj: Mapping[str, Any],
-    message: _Message,
-    where: str,
-    label: str,
-    messages: Mapping[str, _Message],
-    out: list[Finding],
-) -> None:
-    spelled: dict[str, str] = {}  # JSON name -> the key used in obj
-    for key, value in obj.items():
-        f = message.fields.get(key)
-        if f is None:
-            out.append(_unknown_member(message, jp.join(where, key), key))
-        elif f.name in spelled:
-            text = f"'{key}' and '{spelled[f.name]}' are the same field; give it once"
-            out.append(Finding("error", jp.join(where, key), text, "duplicate-member"))
-        else:
-            spelled[f.name] = key
-            if value is not None or not f.required:  # null required: reported below
-                _check(value, f.type, jp.join(where, key), f"'{key}'", messages, out)
-    for name in message.required:
-        key = spelled.get(name)
-        if key is None:
-            text = f"missing required member '{name}'"
-            out.append(Finding("error", jp.join(where, name), text, "required"))
-        elif obj[key] is None:
-            text = f"required member '{key}' is null, which means unset"
-            out.append(Finding("error", jp.join(where, key), text, "required"))
-    for group in message.oneofs:
-        _check_oneof(obj, group, spelled, where, label, out)
+#: Where a value sits: (parent node, key, whether the parent is a map), or the
+#: root. Pointers and labels are spelled out only when a finding needs them:
+#: on a valid card, building one per value cost more than the checks.
+_Node = tuple[Any, ...]
+_ROOT: _Node = ()
+
+
+def _pointer(node: _Node) -> str:
+    keys: list[str | int] = []
+    while node:
+        node, key, _ = node
+        keys.append(key)
+    return jp.join("", *reversed(keys))
+
+
+def _node_label(node: _Node) -> str:
+    """A value in plain words: a field ('url'), an array item (item 2 of
+    'tags') or a map value ('read' in 'scopes')."""
+    if not node:
+        return "the card"
+    parent, key, in_map = node
+    if isinstance(key, int):
+        return f"item {key} of {_node_label(parent)}"
+    return f"'{key}' in {_node_label(parent)}" if in_map else f"'{key}'"
+
+
+class _Walker:
+    """Walks a card along the compiled 1.0 schema, collecting findings."""
+
+    def __init__(self, messages: Mapping[str, _Message]) -> None:
+        self.messages = messages
+        self.out: list[Finding] = []
+
+    def message(self, obj: Mapping[str, Any], message: _Message, node: _Node) -> None:
+        spelled: dict[str, str] = {}  # JSON name -> the key used in obj
+        for key, value in obj.items():
+            f = message.fields.get(key)
+            if f is None:
+                self.out.append(_unknown_member(message, _pointer((node, key, False)), key))
+            elif f.name in spelled:
+                text = f"'{key}' and '{spelled[f.name]}' are the same field; give it once"
+                self._add("error", (node, key, False), text, "duplicate-member")
+            else:
+                spelled[f.name] = key
+                if value is not None or not f.required:  # a null required field: below
+                    self.value(value, f.type, (node, key, False))
+        for name in message.required:
+            self._required(obj, spelled.get(name), name, node)
+        for group in message.oneofs:
+            self._oneof(obj, group, spelled, node)
+
+    def value(self, value: Any, t: _Type, node: _Node) -> None:
+        """Check one value against its type; recurse into messages, arrays, maps."""
+        kind = t.kind
+        if value is None:
+            if not t.nullable:
+                self._type_error(value, t, node)
+        elif kind == "string":
+            if not isinstance(value, str):
+                self._type_error(value, t, node)
+            elif t.non_empty and not value:  # proto3: "" is the unset value
+                self._add("error", node, f"required member {_node_label(node)} is empty", "required")
+        elif kind == "boolean":
+            if not isinstance(value, bool):
+                self._type_error(value, t, node)
+        elif kind == "array":
+            if isinstance(value, list):
+                self._array(value, t, node)
+            else:
+                self._type_error(value, t, node)
+        elif not isinstance(value, Mapping):  # message, map and struct are objects
+            self._type_error(value, t, node)
+        elif kind == "message":
+            self.message(value, self.messages[t.ref], node)
+        elif kind == "map":
+            assert t.item is not None
+            for map_key, item in value.items():
+                self.value(item, t.item, (node, map_key, True))
+
+    def _array(self, value: list[Any], t: _Type, node: _Node) -> None:
+        item = t.item
+        assert item is not None
+        if t.non_empty and not value:
+            # Spec section 5.7 says required arrays MUST be non-empty, but its own
+            # section 8.4.1 example keeps "skills": []; a warning, by tool policy
+            # (spec-mapping section 2.1).
+            text = f"{_node_label(node)} is empty; spec section 5.7 wants required arrays non-empty"
+            self._add("warning", node, text, "min-items")
+        if item.kind == "string" and all(isinstance(x, str) for x in value):
+            return  # the common case (modes, tags, examples): nothing to report
+        for index, element in enumerate(value):
+            self.value(element, item, (node, index, False))
+
+    def _required(self, obj: Mapping[str, Any], used: str | None, name: str, node: _Node) -> None:
+        if used is None:
+            self._add("error", (node, name, False), f"missing required member '{name}'", "required")
+        elif obj[used] is None:
+            text = f"required member '{used}' is null, which means unset"
+            self._add("error", (node, used, False), text, "required")
+
+    def _oneof(
+        self, obj: Mapping[str, Any], group: tuple[str, ...], spelled: Mapping[str, str], node: _Node
+    ) -> None:
+        present = [spelled[name] for name in group if name in spelled]
+        if len(present) == 1:
+            return
+        found = ", ".join(f"'{k}'" for k in present) if present else "none"
+        text = f"{_node_label(node)} must hold exactly one of {', '.join(group)}; found {found}"
+        if not present and "type" in obj:
+            text += " (it looks like a 0.3 scheme: 1.0 wraps it in one of these members)"
+        self._add("error", node, text, "oneof")
+
+    def _type_error(self, value: Any, t: _Type, node: _Node) -> None:
+        text = f"{_node_label(node)} must be {_TYPE_WORDS[t.kind]}, not {_kind(value)}"
+        self._add("error", node, text, "type")
+
+    def _add(self, severity: Severity, node: _Node, text: str, rule: str) -> None:
+        self.out.append(Finding(severity, _pointer(node), text, rule))
 
 
 def _unknown_member(message: _Message, where: str, key: str) -> Finding:
@@ -432,82 +520,6 @@ def _unknown_member(message: _Message, where: str, key: str) -> Finding:
         "(spec section 5.7), strict ProtoJSON parsers reject the card"
     )
     return Finding("warning", where, text, "unknown-member")
-
-
-def _check_oneof(
-    obj: Mapping[str, Any],
-    group: tuple[str, ...],
-    spelled: Mapping[str, str],
-    where: str,
-    label: str,
-    out: list[Finding],
-) -> None:
-    present = [spelled[name] for name in group if name in spelled]
-    if len(present) == 1:
-        return
-    found = ", ".join(f"'{k}'" for k in present) if present else "none"
-    text = f"{label} must hold exactly one of {', '.join(group)}; found {found}"
-    if not present and "type" in obj:
-        text += " (it looks like a 0.3 scheme: 1.0 wraps it in one of these members)"
-    out.append(Finding("error", where, text, "oneof"))
-
-
-def _check(
-    value: Any,
-    t: _Type,
-    where: str,
-    label: str,
-    messages: Mapping[str, _Message],
-    out: list[Finding],
-) -> None:
-    """Check one value against its type; recurse into messages, arrays, maps."""
-    if value is None:
-        if not t.nullable:
-            out.append(_type_error(where, label, t, value))
-        return
-    kind = t.kind
-    if kind == "string":
-        if not isinstance(value, str):
-            out.append(_type_error(where, label, t, value))
-        elif t.non_empty and not value:  # proto3: "" is the unset value
-            out.append(Finding("error", where, f"required member {label} is empty", "required"))
-    elif kind == "boolean":
-        if not isinstance(value, bool):
-            out.append(_type_error(where, label, t, value))
-    elif not isinstance(value, list if kind == "array" else Mapping):
-        out.append(_type_error(where, label, t, value))
-    elif kind == "message":
-        _walk_message(value, messages[t.ref], where, label, messages, out)
-    elif kind == "array":
-        _check_array(value, t, where, label, messages, out)
-    elif kind == "map":
-        assert t.item is not None
-        for key, item in value.items():
-            _check(item, t.item, jp.join(where, key), f"'{key}' in {label}", messages, out)
-
-
-def _check_array(
-    value: list[Any],
-    t: _Type,
-    where: str,
-    label: str,
-    messages: Mapping[str, _Message],
-    out: list[Finding],
-) -> None:
-    assert t.item is not None
-    if t.non_empty and not value:
-        # Spec section 5.7 says required arrays MUST be non-empty, but its own
-        # section 8.4.1 example keeps "skills": []; a warning, by tool policy
-        # (spec-mapping section 2.1).
-        text = f"{label} is empty; spec section 5.7 wants required arrays non-empty"
-        out.append(Finding("warning", where, text, "min-items"))
-    for index, item in enumerate(value):
-        _check(item, t.item, jp.join(where, index), f"item {index} of {label}", messages, out)
-
-
-def _type_error(where: str, label: str, t: _Type, value: Any) -> Finding:
-    text = f"{label} must be {_TYPE_WORDS[t.kind]}, not {_kind(value)}"
-    return Finding("error", where, text, "type")
 
 
 # ---------------------------------------------------------------------------
@@ -528,36 +540,47 @@ _MAJOR_MINOR = re.compile(r"\d+\.\d+")
 _WITH_PATCH = re.compile(r"\d+\.\d+\.\d+")
 
 #: 0.3 members that a hybrid card keeps beside the 1.0 ones, by where they sit.
-_HYBRID_CARD = (
-    "url",
-    "preferredTransport",
-    "preferred_transport",
-    "protocolVersion",
-    "protocol_version",
-    "additionalInterfaces",
-    "additional_interfaces",
-    "supportsAuthenticatedExtendedCard",
-    "supports_authenticated_extended_card",
-    "supportsExtendedAgentCard",  # the pre-1.0 draft name (spec-mapping section 8.2)
-    "security",
+_HYBRID_CARD = frozenset(
+    {
+        "url",
+        "preferredTransport",
+        "preferred_transport",
+        "protocolVersion",
+        "protocol_version",
+        "additionalInterfaces",
+        "additional_interfaces",
+        "supportsAuthenticatedExtendedCard",
+        "supports_authenticated_extended_card",
+        "supportsExtendedAgentCard",  # the pre-1.0 draft name (spec-mapping section 8.2)
+        "security",
+    }
 )
-_HYBRID_CAPABILITIES = ("stateTransitionHistory", "state_transition_history")
-_HYBRID_INTERFACE = ("transport",)
-_HYBRID_SKILL = ("security",)
-_HYBRID_SCHEME = (
-    "type",
-    "in",
-    "name",
-    "description",
-    "scheme",
-    "bearerFormat",
-    "flows",
-    "oauth2MetadataUrl",
-    "openIdConnectUrl",
+_HYBRID_CAPABILITIES = frozenset({"stateTransitionHistory", "state_transition_history"})
+_HYBRID_INTERFACE = frozenset({"transport"})
+_HYBRID_SKILL = frozenset({"security"})
+_HYBRID_SCHEME = frozenset(
+    {
+        "type",
+        "in",
+        "name",
+        "description",
+        "scheme",
+        "bearerFormat",
+        "flows",
+        "oauth2MetadataUrl",
+        "openIdConnectUrl",
+    }
 )
 
+# Lint builds a pointer only for a finding: paths travel as token tuples.
+_Path = tuple[str | int, ...]
 
-def url_problem(url: Any) -> str | None:
+
+def _warn(path: _Path, text: str, rule: str) -> Finding:
+    return Finding("warning", jp.join("", *path), text, rule)
+
+
+def _url_problem(url: Any) -> str | None:
     """Why ``url`` is not an absolute https URL of a public host, or None."""
     if not isinstance(url, str):
         return None  # a wrong type is the schema's finding
@@ -589,104 +612,110 @@ def _is_local(host: str) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
-def _url_finding(url: Any, where: str, label: str) -> Iterator[Finding]:
-    problem = url_problem(url)
+def _lint_url(url: Any, path: _Path, label: str) -> Iterator[Finding]:
+    problem = _url_problem(url)
     if problem:
         text = f"{label} {url!r} {problem}; clients need an absolute https URL"
-        yield Finding("warning", where, text, "url-not-https")
+        yield _warn(path, text, "url-not-https")
 
 
-def _lint_common(card: Mapping[str, Any], fields: _Message | None) -> Iterator[Finding]:
-    """Rules that read the same in both versions (1.0 passes its field table
-    so that proto-name spellings are found too)."""
+def _spelling(fields: _Message | None, obj: Mapping[str, Any], name: str) -> str:
+    """The key under which ``obj`` holds field ``name`` (1.0 also reads proto names)."""
+    return (fields.key(obj, name) if fields is not None else None) or name
 
-    def key(obj: Mapping[str, Any], name: str) -> str:
-        return (fields.key(obj, name) if fields else None) or name
 
-    skill_fields = _v10_messages()["AgentSkill"] if fields else None
-    yield from _lint_description(card, "", "the card's description")
+def _lint_common(
+    card: Mapping[str, Any], card_fields: _Message | None, skill_fields: _Message | None
+) -> Iterator[Finding]:
+    """Rules that read the same in both versions; 1.0 passes its field tables
+    so that proto-name spellings are found too."""
+    yield from _lint_description(card, (), "the card's description")
     for name in ("defaultInputModes", "defaultOutputModes"):
-        yield from _lint_modes(card.get(key(card, name)), jp.join("", key(card, name)))
-    skills_key = key(card, "skills")
-    seen: dict[Any, str] = {}
+        key = _spelling(card_fields, card, name)
+        yield from _lint_modes(card.get(key), (key,))
+    skills_key = _spelling(card_fields, card, "skills")
+    first_use: dict[str, int] = {}
     for index, skill in _items(card.get(skills_key)):
-        where = jp.join("", skills_key, index)
-        yield from _lint_description(skill, where, f"skill {index}'s description")
+        path = (skills_key, index)
+        yield from _lint_description(skill, path, f"skill {index}'s description")
         for name in ("inputModes", "outputModes"):
-            spelled = (skill_fields.key(skill, name) if skill_fields else None) or name
-            yield from _lint_modes(skill.get(spelled), jp.join(where, spelled))
-        yield from _duplicate_skill(skill.get("id"), jp.join(where, "id"), seen)
+            key = _spelling(skill_fields, skill, name)
+            yield from _lint_modes(skill.get(key), (*path, key))
+        yield from _duplicate_skill(skill.get("id"), path, first_use)
     signatures = card.get("signatures")
     if isinstance(signatures, list) and signatures:
         text = (
             "signatures cannot be verified here, and any change to the card "
             "(a migration included) invalidates them"
         )
-        yield Finding("warning", "/signatures", text, "signatures")
+        yield _warn(("signatures",), text, "signatures")
 
 
-def _lint_description(obj: Mapping[str, Any], where: str, label: str) -> Iterator[Finding]:
+def _lint_description(obj: Mapping[str, Any], path: _Path, label: str) -> Iterator[Finding]:
     text = obj.get("description")
     if isinstance(text, str) and len(text) > LONG_DESCRIPTION:
         message = f"{label} has {len(text)} characters; keep it under {LONG_DESCRIPTION}"
-        yield Finding("warning", jp.join(where, "description"), message, "long-description")
+        yield _warn((*path, "description"), message, "long-description")
 
 
-def _lint_modes(modes: Any, where: str) -> Iterator[Finding]:
+def _lint_modes(modes: Any, path: _Path) -> Iterator[Finding]:
     if not isinstance(modes, list):
         return
     for index, mode in enumerate(modes):
         if isinstance(mode, str) and not _MEDIA_TYPE.match(mode):
             text = f"{mode!r} is not a media type (type/subtype, e.g. 'text/plain')"
-            yield Finding("warning", jp.join(where, index), text, "media-type")
+            yield _warn((*path, index), text, "media-type")
 
 
-def _duplicate_skill(skill_id: Any, where: str, seen: dict[Any, str]) -> Iterator[Finding]:
+def _duplicate_skill(skill_id: Any, path: _Path, first_use: dict[str, int]) -> Iterator[Finding]:
     if not isinstance(skill_id, str):
         return
-    if skill_id in seen:
-        text = f"skill id {skill_id!r} is already used at {seen[skill_id]}"
-        yield Finding("warning", where, text, "duplicate-skill-id")
+    if skill_id in first_use:
+        text = f"skill id {skill_id!r} is already used by skill {first_use[skill_id]}"
+        yield _warn((*path, "id"), text, "duplicate-skill-id")
     else:
-        seen[skill_id] = where
+        first_use[skill_id] = int(path[-1])
 
 
 def _lint_v10(card: Mapping[str, Any]) -> list[Finding]:
     messages = _v10_messages()
-    findings = list(_lint_common(card, messages["AgentCard"]))
+    findings = list(_lint_common(card, messages["AgentCard"], messages["AgentSkill"]))
     findings += _lint_v10_interfaces(card, messages)
-    findings += _lint_hybrid(card, messages)
+    findings += _lint_hybrid(card, messages["AgentCard"])
     return findings
 
 
-def _lint_v10_interfaces(card: Mapping[str, Any], messages: Mapping[str, _Message]) -> Iterator[Finding]:
-    interfaces_key = messages["AgentCard"].key(card, "supportedInterfaces")
-    if interfaces_key is None:
-        return
+def _lint_v10_interfaces(
+    card: Mapping[str, Any], messages: Mapping[str, _Message]
+) -> Iterator[Finding]:
+    key = _spelling(messages["AgentCard"], card, "supportedInterfaces")
     fields = messages["AgentInterface"]
-    seen: dict[tuple[Any, ...], str] = {}
-    for index, interface in _items(card[interfaces_key]):
-        where = jp.join("", interfaces_key, index)
-        yield from _url_finding(interface.get("url"), jp.join(where, "url"), "interface url")
+    first_use: dict[tuple[Any, ...], int] = {}
+    for index, interface in _items(card.get(key)):
+        path = (key, index)
+        yield from _lint_url(interface.get("url"), (*path, "url"), "interface url")
         version_key = fields.key(interface, "protocolVersion")
         if version_key is not None:
-            yield from _lint_protocol_version(interface[version_key], jp.join(where, version_key))
+            yield from _lint_protocol_version(interface[version_key], (*path, version_key))
         identity = tuple(
             _hashable(fields.get(interface, n))
             for n in ("url", "protocolBinding", "protocolVersion", "tenant")
         )
-        if identity in seen:
-            text = f"interface repeats {seen[identity]} (same url, binding, version and tenant)"
-            yield Finding("warning", where, text, "duplicate-interface")
+        if identity in first_use:
+            text = (
+                f"interface repeats interface {first_use[identity]} "
+                "(same url, binding, version and tenant)"
+            )
+            yield _warn(path, text, "duplicate-interface")
         else:
-            seen[identity] = where
+            first_use[identity] = index
 
 
 def _hashable(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
 
 
-def _lint_protocol_version(value: Any, where: str) -> Iterator[Finding]:
+def _lint_protocol_version(value: Any, path: _Path) -> Iterator[Finding]:
     if not isinstance(value, str) or not value or _MAJOR_MINOR.fullmatch(value):
         return
     better = major_minor(value)
@@ -695,59 +724,57 @@ def _lint_protocol_version(value: Any, where: str) -> Iterator[Finding]:
             f"protocol version {value!r} has a patch number; write {better!r} "
             "(spec section 3.6: patch versions SHOULD NOT be used in Agent Cards)"
         )
-        yield Finding("warning", where, text, "version-patch")
+        yield _warn(path, text, "version-patch")
     else:
         hint = f"; write {better!r}" if better else ""
         text = f"protocol version {value!r} is not in Major.Minor form{hint}"
-        yield Finding("warning", where, text, "version-format")
+        yield _warn(path, text, "version-format")
 
 
-def _lint_hybrid(card: Mapping[str, Any], messages: Mapping[str, _Message]) -> Iterator[Finding]:
+def _lint_hybrid(card: Mapping[str, Any], card_fields: _Message) -> Iterator[Finding]:
     """0.3 members left in a 1.0 card: what a hybrid (dual-generation) card
     carries. 1.0 readers ignore them; a strict parser rejects the card."""
-    yield from _hybrid_members(card, "", _HYBRID_CARD)
-    card_fields = messages["AgentCard"]
-    capabilities = card_fields.get(card, "capabilities")
-    if isinstance(capabilities, Mapping):
-        key = card_fields.key(card, "capabilities") or "capabilities"
-        yield from _hybrid_members(capabilities, jp.join("", key), _HYBRID_CAPABILITIES)
+    yield from _hybrid_members(card, (), _HYBRID_CARD)
+    key = _spelling(card_fields, card, "capabilities")
+    if isinstance(card.get(key), Mapping):
+        yield from _hybrid_members(card[key], (key,), _HYBRID_CAPABILITIES)
     for name, members in (("supportedInterfaces", _HYBRID_INTERFACE), ("skills", _HYBRID_SKILL)):
-        key = card_fields.key(card, name)
-        for index, item in _items(card.get(key) if key else None):
-            yield from _hybrid_members(item, jp.join("", key or name, index), members)
-    schemes_key = card_fields.key(card, "securitySchemes")
-    schemes = card.get(schemes_key) if schemes_key else None
+        key = _spelling(card_fields, card, name)
+        for index, item in _items(card.get(key)):
+            yield from _hybrid_members(item, (key, index), members)
+    key = _spelling(card_fields, card, "securitySchemes")
+    schemes = card.get(key)
     if isinstance(schemes, Mapping):
         for scheme_name, scheme in schemes.items():
             if isinstance(scheme, Mapping):
-                where = jp.join("", schemes_key or "", scheme_name)
-                yield from _hybrid_members(scheme, where, _HYBRID_SCHEME)
+                yield from _hybrid_members(scheme, (key, scheme_name), _HYBRID_SCHEME)
 
 
-def _hybrid_members(obj: Mapping[str, Any], where: str, names: Iterable[str]) -> Iterator[Finding]:
-    for name in names:
-        if name in obj:
-            text = (
-                f"'{name}' is a 0.3 member left in a 1.0 card (a hybrid card): 1.0 "
-                "readers ignore it, strict parsers reject the card"
-            )
-            yield Finding("warning", jp.join(where, name), text, "hybrid")
+def _hybrid_members(
+    obj: Mapping[str, Any], path: _Path, names: frozenset[str]
+) -> Iterator[Finding]:
+    for name in names.intersection(obj):
+        text = (
+            f"'{name}' is a 0.3 member left in a 1.0 card (a hybrid card): 1.0 "
+            "readers ignore it, strict parsers reject the card"
+        )
+        yield _warn((*path, name), text, "hybrid")
 
 
 def _lint_v03(card: Mapping[str, Any]) -> list[Finding]:
-    findings = list(_lint_common(card, None))
+    findings = list(_lint_common(card, None, None))
     if "url" in card:
-        findings += _url_finding(card["url"], "/url", "url")
+        findings += _lint_url(card["url"], ("url",), "url")
     # An additional interface equal to the main url is what 0.3 section 5.6.2
     # asks for, so only repeats among the additional interfaces are flagged.
-    seen: dict[tuple[Any, ...], str] = {}
+    first_use: dict[tuple[Any, ...], int] = {}
     for index, interface in _items(card.get("additionalInterfaces")):
-        where = jp.join("/additionalInterfaces", index)
-        findings += _url_finding(interface.get("url"), jp.join(where, "url"), "interface url")
+        path = ("additionalInterfaces", index)
+        findings += _lint_url(interface.get("url"), (*path, "url"), "interface url")
         identity = (_hashable(interface.get("url")), _hashable(interface.get("transport")))
-        if identity in seen:
-            text = f"interface repeats {seen[identity]} (same url and transport)"
-            findings.append(Finding("warning", where, text, "duplicate-interface"))
+        if identity in first_use:
+            text = f"interface repeats interface {first_use[identity]} (same url and transport)"
+            findings.append(_warn(path, text, "duplicate-interface"))
         else:
-            seen[identity] = where
+            first_use[identity] = index
     return findings

@@ -61,6 +61,7 @@ DOWNGRADE: tuple[ModuleType, ...] = (
     capabilities_shape,
     provider_organization,
     skill_members,
+    legacy_authentication,
     interface_protocol_version,
     endpoints,
     oauth_flows,

@@ -1,0 +1,199 @@
+"""The upgrade command: options, outputs, exit codes, streams."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from a2a_migrate import cli, io
+from transform_helpers import base_card
+
+CARD = json.dumps(base_card(), indent=2) + "\n"
+CLEAN = json.dumps({
+    "name": "Echo", "description": "Echoes messages",
+    "supportedInterfaces": [{"url": "https://echo.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}],
+    "version": "1.0.0", "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "echo", "name": "Echo", "description": "Echo back", "tags": ["echo"]}],
+}, indent=2) + "\n"
+
+
+def invoke(*args: str, stdin: str | None = None):
+    return CliRunner().invoke(cli.main, list(args), input=stdin)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "agent-card.json").write_text(CARD)
+    (tmp_path / "b.agent-card.json").write_text(CLEAN)
+    (tmp_path / "package.json").write_text('{"name": "not-a-card", "version": "1.0.0"}')
+    (tmp_path / "notes.txt").write_text("hello")
+    return tmp_path
+
+
+def test_in_place_rewrites_only_changed_cards(tree: Path) -> None:
+    clean = tree / "b.agent-card.json"
+    before = clean.stat().st_mtime_ns
+    result = invoke("upgrade", "-j", "1", str(tree))
+    assert result.exit_code == 0, result.output
+    assert json.loads((tree / "a" / "agent-card.json").read_text()) == json.loads(CLEAN)
+    assert clean.stat().st_mtime_ns == before
+    assert (tree / "package.json").read_text() == '{"name": "not-a-card", "version": "1.0.0"}'
+    assert result.stderr.splitlines()[-1] == "1 card upgraded, 1 already 1.0, 1 skipped"
+
+
+def test_check_writes_nothing_and_exits_1(tree: Path) -> None:
+    result = invoke("upgrade", "--check", str(tree))
+    assert result.exit_code == 1
+    assert (tree / "a" / "agent-card.json").read_text() == CARD
+    assert "1 card would be upgraded" in result.stderr
+    assert invoke("upgrade", "--check", str(tree / "b.agent-card.json")).exit_code == 0
+
+
+def test_stdin_to_stdout() -> None:
+    result = invoke("upgrade", "-", stdin=CARD)
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == json.loads(CLEAN)
+
+
+def test_diff_prints_unified_diff_and_writes_nothing(tree: Path) -> None:
+    path = tree / "a" / "agent-card.json"
+    result = invoke("upgrade", "--diff", str(path))
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"--- a/{path}\n+++ b/{path}\n")
+    assert '-  "url": "https://echo.example.com/a2a",' in result.stdout
+    assert path.read_text() == CARD
+
+
+def test_patch_one_input_is_an_array_that_applies(tree: Path) -> None:
+    import jsonpatch
+
+    result = invoke("upgrade", "--patch", str(tree / "a" / "agent-card.json"))
+    patch = json.loads(result.stdout)
+    assert isinstance(patch, list)
+    assert jsonpatch.apply_patch(json.loads(CARD), patch) == json.loads(CLEAN)
+
+
+def test_patch_several_inputs_is_keyed_by_path(tree: Path) -> None:
+    result = invoke("upgrade", "--patch", str(tree / "a" / "agent-card.json"), str(tree / "b.agent-card.json"))
+    patches = json.loads(result.stdout)
+    assert sorted(patches) == sorted([str(tree / "a" / "agent-card.json"), str(tree / "b.agent-card.json")])
+    assert patches[str(tree / "b.agent-card.json")] == []
+
+
+def test_report_holds_versions_notes_and_labelled_patch(tree: Path) -> None:
+    report_path = tree / "report.json"
+    result = invoke("upgrade", "--report", str(report_path), str(tree / "a" / "agent-card.json"))
+    assert result.exit_code == 0
+    (card,) = json.loads(report_path.read_text())["cards"]
+    assert (card["sourceVersion"], card["targetVersion"], card["changed"]) == ("0.3", "1.0", True)
+    assert len(card["patch"]) == len(card["transforms"]) and "endpoints" in card["transforms"]
+    assert all(set(note) == {"severity", "transform", "pointer", "message"} for note in card["notes"])
+
+
+def test_output_dir_mirrors_the_tree_and_leaves_sources(tree: Path, tmp_path_factory) -> None:
+    out = tmp_path_factory.mktemp("out")
+    result = invoke("upgrade", "-o", str(out), str(tree))
+    assert result.exit_code == 0
+    assert json.loads((out / "a" / "agent-card.json").read_text()) == json.loads(CLEAN)
+    assert (out / "b.agent-card.json").read_text() == CLEAN
+    assert (tree / "a" / "agent-card.json").read_text() == CARD
+
+
+def test_refused_and_broken_cards_exit_123_and_the_others_are_processed(tree: Path) -> None:
+    (tree / "broken.agent-card.json").write_text("{ nope")
+    no_version = base_card()
+    del no_version["version"]
+    (tree / "nov.agent-card.json").write_text(json.dumps(no_version))
+    result = invoke("upgrade", str(tree), str(tree / "missing.json"))
+    assert result.exit_code == 123
+    lines = result.stderr.splitlines()
+    assert f"{tree / 'broken.agent-card.json'}: error: line 1 column 3: not valid JSON: Expecting property name enclosed in double quotes" in lines
+    assert f"{tree / 'nov.agent-card.json'}: error: [card_identity] /version: version is missing; the tool does not invent it: pass --default-version" in lines
+    assert f"{tree / 'missing.json'}: error: no such file or folder" in lines
+    assert json.loads((tree / "a" / "agent-card.json").read_text()) == json.loads(CLEAN)
+    assert "Traceback" not in result.output
+
+
+def test_default_options_supply_what_is_missing(tmp_path: Path) -> None:
+    card = base_card()
+    del card["version"], card["url"]
+    path = tmp_path / "agent.json"
+    path.write_text(json.dumps(card))
+    assert invoke("upgrade", "--default-version", "0.9.0", "--default-url", "https://d.example", str(path)).exit_code == 0
+    upgraded = json.loads(path.read_text())
+    assert upgraded["version"] == "0.9.0"
+    assert upgraded["supportedInterfaces"][0]["url"] == "https://d.example"
+
+
+def test_interface_version_declares_1_0() -> None:
+    result = invoke("upgrade", "--interface-version", "1.0", "-", stdin=CARD)
+    assert json.loads(result.stdout)["supportedInterfaces"][0]["protocolVersion"] == "1.0"
+
+
+def test_strict_fails_lossy_cards_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "agent.json"
+    text = json.dumps(base_card(capabilities={"stateTransitionHistory": True}))
+    path.write_text(text)
+    result = invoke("upgrade", "--strict", str(path))
+    assert result.exit_code == 123
+    assert path.read_text() == text
+    assert "lossy: [state_transition_history] /capabilities/stateTransitionHistory" in result.stderr
+
+
+def test_keep_signatures() -> None:
+    signed = json.dumps(base_card(signatures=[{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln"}]))
+    assert "signatures" not in json.loads(invoke("upgrade", "-", stdin=signed).stdout)
+    assert "signatures" in json.loads(invoke("upgrade", "--keep-signatures", "-", stdin=signed).stdout)
+
+
+def test_quiet_and_verbose(tree: Path) -> None:
+    path = str(tree / "a" / "agent-card.json")
+    assert invoke("upgrade", "--check", "-q", path).stderr == ""
+    verbose = invoke("upgrade", "--check", "-v", path).stderr
+    assert ": info: [endpoints] /url:" in verbose
+    assert ": info: " not in invoke("upgrade", "--check", path).stderr
+
+
+def test_include_and_exclude(tree: Path) -> None:
+    (tree / "cards").mkdir()
+    (tree / "cards" / "echo.json").write_text(CARD)
+    result = invoke("upgrade", "--check", "-q", "--exclude", "a", "--include", "cards/*.json", "--report", str(tree / "r.json"), str(tree))
+    assert result.exit_code == 1
+    report = json.loads((tree / "r.json").read_text())
+    assert {card["path"]: card["status"] for card in report["cards"]} == {
+        str(tree / "b.agent-card.json"): "unchanged", str(tree / "cards" / "echo.json"): "changed",
+        str(tree / "package.json"): "skipped"}
+
+
+def test_usage_errors_exit_2() -> None:
+    assert invoke("upgrade").exit_code == 2
+    assert invoke("upgrade", "--jobs", "0", "x").exit_code == 2
+    assert invoke("frobnicate").exit_code == 2
+
+
+def test_version_and_detect(tree: Path) -> None:
+    assert invoke("--version").stdout.startswith("a2a-migrate, version ")
+    result = invoke("detect", str(tree))
+    assert result.stdout.splitlines() == [f"{tree / 'b.agent-card.json'}: 1.0", f"{tree / 'a' / 'agent-card.json'}: 0.3"]
+
+
+def test_a_failed_write_is_an_error_for_that_file_only(tree: Path, monkeypatch) -> None:
+    real = io.write_atomic
+
+    def refuse(path, text):
+        if path.name == "agent-card.json":
+            raise io.CardError("cannot write: Permission denied")
+        real(path, text)
+
+    monkeypatch.setattr(io, "write_atomic", refuse)
+    (tree / "c.agent-card.json").write_text(CARD)
+    result = invoke("upgrade", "-j", "1", str(tree))
+    assert result.exit_code == 123
+    assert f"{tree / 'a' / 'agent-card.json'}: error: cannot write: Permission denied" in result.stderr.splitlines()
+    assert json.loads((tree / "c.agent-card.json").read_text()) == json.loads(CLEAN)
+    assert not [name for name in os.listdir(tree) if name.endswith(".tmp")]

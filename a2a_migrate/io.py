@@ -186,6 +186,12 @@ def write_atomic(path: Path, text: str) -> None:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = None
+    # Honour write bits even for root, who may write anyway: a card or folder a
+    # user made read-only is one they do not want rewritten.
+    if mode is not None and not mode & 0o222:
+        raise CardError("cannot write: the file is read-only")
+    if folder.is_dir() and not folder.stat().st_mode & 0o222:
+        raise CardError("cannot write: the folder is read-only")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".a2a-migrate.tmp", dir=folder)

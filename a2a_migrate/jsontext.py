@@ -222,8 +222,8 @@ class JsonWriter:
                 raw = match.group(0)
                 if "\\" in raw:  # only escaped spellings can differ from json.dumps
                     self._raw_strings.setdefault(json.loads(raw), raw)
-        raw = self._raw_strings.get(text)
-        return raw if raw is not None else json.dumps(text, ensure_ascii=self.ensure_ascii)
+        spelled = self._raw_strings.get(text)
+        return spelled if spelled is not None else json.dumps(text, ensure_ascii=self.ensure_ascii)
 
 
 def _indent_unit(src: str) -> str | None:

@@ -65,3 +65,20 @@ def test_failed_write_leaves_the_original_and_no_temporary(tmp_path, monkeypatch
         io.write_atomic(target, "new")
     assert target.read_text() == "old"
     assert os.listdir(tmp_path) == ["card.json"]
+
+
+def test_read_only_file_and_folder_are_refused_even_for_root(tmp_path) -> None:
+    target = tmp_path / "card.json"
+    target.write_text("old")
+    os.chmod(target, 0o444)
+    with pytest.raises(io.CardError, match="the file is read-only"):
+        io.write_atomic(target, "new")
+    assert target.read_text() == "old"
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    os.chmod(folder, 0o555)
+    try:
+        with pytest.raises(io.CardError, match="the folder is read-only"):
+            io.write_atomic(folder / "card.json", "new")
+    finally:
+        os.chmod(folder, 0o755)

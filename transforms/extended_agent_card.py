@@ -8,7 +8,7 @@ calls it the legacy structure, so it is read too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
@@ -20,7 +20,7 @@ _LEGACY = ("supportsAuthenticatedExtendedCard", "supportsExtendedAgentCard")
 def up(card: Any, ctx: Context) -> None:
     """Move the flag into capabilities (the 1.0 value wins in a hybrid card)."""
     capabilities = card.get("capabilities")
-    if not isinstance(capabilities, Mapping):
+    if not isinstance(capabilities, MutableMapping):
         return
     for name in _LEGACY:
         if name not in card:
@@ -39,7 +39,7 @@ def up(card: Any, ctx: Context) -> None:
 def down(card: Any, ctx: Context) -> None:
     """Move the flag back to the top level, where 0.3 reads it."""
     capabilities = card.get("capabilities")
-    if not isinstance(capabilities, Mapping) or "extendedAgentCard" not in capabilities:
+    if not isinstance(capabilities, MutableMapping) or "extendedAgentCard" not in capabilities:
         return
     value = capabilities.pop("extendedAgentCard")
     if ctx.options.hybrid:

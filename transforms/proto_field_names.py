@@ -25,8 +25,7 @@ def _rename_in(pointer: str, mapping: Any, ctx: Context) -> bool:
         if camel in mapping:
             same = mapping[camel] == mapping[key]
             del mapping[key]
-            severity = "info" if same else "lossy"
-            ctx.note(join(pointer, key), severity, f"{key} dropped: {camel} is also present" + ("" if same else " with another value"))
+            ctx.note(join(pointer, key), "info" if same else "lossy", f"{key} dropped: {camel} is also present" + ("" if same else " with another value"))
         else:
             edit.rename(mapping, key, camel)
             ctx.note(join(pointer, key), "info", f"proto name {key} written as {camel}")

@@ -9,7 +9,7 @@ person: it is refused with an error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
@@ -23,7 +23,7 @@ def _repair(card: Any, ctx: Context) -> None:
     if isinstance(provider, str):
         card["provider"] = provider = {"organization": provider}
         ctx.note("/provider", "assumed", "provider given as a string: written as provider.organization")
-    if not isinstance(provider, Mapping):
+    if not isinstance(provider, MutableMapping):
         ctx.note("/provider", "error", f"provider {provider!r} is not an object")
         return
     if "organization" not in provider and isinstance(provider.get("name"), str):

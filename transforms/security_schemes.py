@@ -14,7 +14,7 @@ else is refused.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import requirements
@@ -72,7 +72,7 @@ def up(card: Any, ctx: Context) -> None:
     schemes = card.get("securitySchemes")
     if schemes is None:
         return
-    if not isinstance(schemes, Mapping):
+    if not isinstance(schemes, MutableMapping):
         ctx.note("/securitySchemes", "error", "securitySchemes is not an object")
         return
     for name, scheme in list(schemes.items()):
@@ -104,7 +104,7 @@ def _unwrap(scheme: Mapping[str, Any], wrapper: str, hybrid: bool) -> dict[str, 
 def down(card: Any, ctx: Context) -> None:
     """Write every wrapper member back as a 0.3 scheme with ``type``."""
     schemes = card.get("securitySchemes")
-    if not isinstance(schemes, Mapping):
+    if not isinstance(schemes, MutableMapping):
         return
     for name, scheme in list(schemes.items()):
         if not isinstance(scheme, Mapping):

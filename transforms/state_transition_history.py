@@ -8,7 +8,7 @@ note that gives the value it had.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate.context import Context
@@ -17,7 +17,7 @@ from a2a_migrate.context import Context
 def up(card: Any, ctx: Context) -> None:
     """Drop the flag."""
     capabilities = card.get("capabilities")
-    if isinstance(capabilities, Mapping) and "stateTransitionHistory" in capabilities:
+    if isinstance(capabilities, MutableMapping) and "stateTransitionHistory" in capabilities:
         value = capabilities.pop("stateTransitionHistory")
         ctx.note("/capabilities/stateTransitionHistory", "lossy",
                  f"stateTransitionHistory ({value!r}) dropped: 1.0 removed it (it had no API)")

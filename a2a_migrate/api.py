@@ -4,17 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2a_migrate import hybrid
 from a2a_migrate.context import Options
 from a2a_migrate.engine import Direction, Result, run
 from a2a_migrate.io import to_plain
 
 
-def _migrate(card: Any, direction: Direction, options: dict[str, Any]) -> Result:
+def migrate_in_place(card: Any, direction: Direction, options: Options, *,
+                     original: Any = None, record: bool = True) -> Result:
+    """Run the chain of ``direction`` over ``card`` in place, or make it hybrid.
+
+    With ``options.hybrid`` both directions give the hybrid card
+    (:mod:`a2a_migrate.hybrid`); otherwise this is
+    :func:`a2a_migrate.engine.run` with the direction's chain. ``original`` and
+    ``record`` are as there. The one place the CLI, batches and the API choose.
+    """
     from a2a_migrate.transforms import DOWNGRADE, UPGRADE
 
-    working = to_plain(card)
+    if options.hybrid:
+        return hybrid.migrate(card, options, original=original, record=record)
     chain = UPGRADE if direction == "up" else DOWNGRADE
-    return run(working, direction, chain, Options(**options))
+    return run(card, direction, chain, options, original=original, record=record)
+
+
+def _migrate(card: Any, direction: Direction, options: dict[str, Any]) -> Result:
+    return migrate_in_place(to_plain(card), direction, Options(**options))
 
 
 def upgrade(card: Any, **options: Any) -> Result:
@@ -25,10 +39,23 @@ def upgrade(card: Any, **options: Any) -> Result:
     is not modified; ``Result.card`` is the upgraded copy, ``Result.patch`` the
     RFC 6902 patch from the input to it, ``Result.notes`` what was assumed,
     lost or refused. A result with an ``error`` note has ``ok`` False.
+
+    ``hybrid=True`` gives a hybrid card instead (``target_version``
+    ``"hybrid"``): the 1.0 card plus the 0.3 members, which 1.0 clients that
+    ignore unknown members and 0.3 clients both read. Strict 1.0 parsers reject
+    it, and signatures cover all of it; see :mod:`a2a_migrate.hybrid`.
     """
     return _migrate(card, "up", options)
 
 
 def downgrade(card: Any, **options: Any) -> Result:
-    """Downgrade a card (a JSON value) to protocol 0.3; see :func:`upgrade`."""
+    """Downgrade a card (a JSON value) to protocol 0.3; see :func:`upgrade`.
+
+    Only interfaces that speak 0.x are offered (``interface_version="0.3"``
+    treats every interface as a 0.3 endpoint, for a gateway that translates);
+    ``keep_tenant_interfaces=True`` keeps interfaces with a ``tenant``, which is
+    dropped. ``hybrid=True`` gives the same hybrid card as :func:`upgrade`.
+    Whatever 0.3 cannot hold is a ``lossy`` note; a card 0.3 clients could not
+    use (no 0.x interface, or authentication 0.3 cannot express) is refused.
+    """
     return _migrate(card, "down", options)

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from a2a_migrate import io
+from a2a_migrate.api import migrate_in_place
 from a2a_migrate.context import Note, Options
-from a2a_migrate.engine import Change, Direction, run
+from a2a_migrate.engine import Change, Direction
 from a2a_migrate.versions import detect_version
 
 Status = Literal["changed", "unchanged", "failed", "skipped"]
@@ -52,12 +53,6 @@ class Outcome:
         return [change.op for change in self.changes]
 
 
-def _chain(direction: Direction) -> tuple[Any, ...]:
-    from a2a_migrate.transforms import DOWNGRADE, UPGRADE
-
-    return UPGRADE if direction == "up" else DOWNGRADE
-
-
 def looks_like_card(data: Any) -> bool:
     """An object with a ``name`` and any of ``skills``, ``url``, ``supportedInterfaces``."""
     return isinstance(data, dict) and "name" in data and any(
@@ -73,8 +68,8 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
         return Outcome(name, "failed", old_text=text, error=str(error))
     if job.sniff and not looks_like_card(document.original):
         return Outcome(name, "skipped", old_text=text)
-    result = run(document.data, job.direction, _chain(job.direction), job.options,
-                 original=document.original, record=job.record)
+    result = migrate_in_place(document.data, job.direction, job.options,
+                              original=document.original, record=job.record)
     outcome = Outcome(name, "unchanged", result.source_version, result.target_version,
                       result.notes, result.changes, text, text)
     refused = not result.ok or (job.strict and any(n.severity == "lossy" for n in result.notes))

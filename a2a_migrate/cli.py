@@ -97,8 +97,16 @@ class _Run:
         return not (self.check or self.show_diff or self.show_patch)
 
 
+_HYBRID = click.option(
+    "--hybrid", is_flag=True,
+    help="Write a hybrid card that 1.0 and 0.3 clients both read: the 1.0 card plus the 0.3 members beside it "
+         "(as the official SDK's server serves it). The cost: strict 1.0 parsers reject it, and signatures cover "
+         "all of it (old ones are dropped). Same result from upgrade and downgrade.")
+
+
 @main.command()
 @_migration_options
+@_HYBRID
 def upgrade(**kwargs: Any) -> None:
     """Upgrade cards (0.3 and older) to protocol 1.0.
 
@@ -106,6 +114,29 @@ def upgrade(**kwargs: Any) -> None:
     stdout). Files are rewritten in place, atomically, only when they change.
     """
     sys.exit(_migrate("up", **kwargs))
+
+
+@main.command()
+@_migration_options
+@_HYBRID
+@click.option("--keep-tenant-interfaces", is_flag=True,
+              help="Keep interfaces that have a tenant (0.3 cannot say it: the tenant is dropped) instead of "
+                   "leaving them out.")
+def downgrade(**kwargs: Any) -> None:
+    """Downgrade 1.0 cards to protocol 0.3, for 0.3 clients.
+
+    Only interfaces whose protocolVersion is 0.x (or absent) are offered: the
+    first becomes url and preferredTransport, several become
+    additionalInterfaces. A card with no such interface is refused; when a
+    gateway translates for 0.3 clients, --interface-version 0.3 treats every
+    interface as a 0.3 endpoint. What 0.3 cannot hold (tenants, 1.0-only
+    interfaces, pkceRequired, device-code flows) is reported as lossy; a card
+    that would look unauthenticated to 0.3 clients is refused.
+
+    PATH is a card file, a folder (searched for card files) or - (stdin to
+    stdout). Files are rewritten in place, atomically, only when they change.
+    """
+    sys.exit(_migrate("down", **kwargs))
 
 
 def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | None, check: bool,

@@ -7,9 +7,9 @@ quoting and key order survive.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -194,22 +194,67 @@ def write_atomic(path: Path, text: str) -> None:
         raise CardError("cannot write: the folder is read-only")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".a2a-migrate.tmp", dir=folder)
+        _replace_with(path, text.encode("utf-8"), mode)
     except OSError as error:
         raise CardError(f"cannot write: {error.strerror or error}") from None
+
+
+def _replace_with(path: Path, data: bytes, mode: int | None) -> None:
+    """Write ``data`` unnamed, give it a temporary name, rename it over ``path``.
+
+    On Linux the bytes go into an O_TMPFILE first, which has no name until it
+    is complete, so a process killed while writing leaves nothing behind; only
+    the two system calls between link and rename could leave a named temporary.
+    Where that is not possible a named temporary file is written instead. On
+    any failure the temporary file is removed.
+    """
+    temporary = path.parent / f".{path.name}.{os.urandom(4).hex()}.a2a-migrate.tmp"
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
+        if not _write_anonymous(path.parent, temporary, data, mode):
+            _write_named(temporary, data, mode)
         os.replace(temporary, path)
-    except BaseException as error:
-        try:
+    except BaseException:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
-        if isinstance(error, OSError):
-            raise CardError(f"cannot write: {error.strerror or error}") from None
         raise
+
+
+def _write_anonymous(folder: Path, temporary: Path, data: bytes, mode: int | None) -> bool:
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag:
+        return False
+    try:
+        handle = os.open(folder, flag | os.O_WRONLY, 0o600)
+    except OSError:
+        return False
+    with os.fdopen(handle, "wb") as stream:
+        _fill(stream, data, mode)
+        return _link_unnamed(handle, temporary)
+
+
+def _link_unnamed(handle: int, target: Path) -> bool:
+    """Give an O_TMPFILE a name: linkat(AT_EMPTY_PATH), else through /proc/self/fd."""
+    import ctypes
+
+    at_fdcwd, at_empty_path = -100, 0x1000
+    libc = ctypes.CDLL(None, use_errno=True)
+    if getattr(libc, "linkat", None) is not None and libc.linkat(handle, b"", at_fdcwd, os.fsencode(target), at_empty_path) == 0:
+        return True
+    try:
+        os.link(f"/proc/self/fd/{handle}", target)
+    except OSError:  # no /proc, or a kernel that will not link it
+        return False
+    return True
+
+
+def _write_named(temporary: Path, data: bytes, mode: int | None) -> None:
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(handle, "wb") as stream:
+        _fill(stream, data, mode)
+
+
+def _fill(stream: Any, data: bytes, mode: int | None) -> None:
+    stream.write(data)
+    stream.flush()
+    os.fsync(stream.fileno())
+    os.fchmod(stream.fileno(), 0o644 if mode is None else mode)

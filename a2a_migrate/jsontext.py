@@ -64,7 +64,7 @@ class JsonWriter:
 
     # -- values that have a source ---------------------------------------
 
-    def value(self, old: Any, start: int, new: Any, indent: str) -> str:
+    def value(self, old: Any, start: int, new: Any, indent: str, inline: bool = False) -> str:
         """Text for ``new``, whose previous value ``old`` starts at ``start``."""
         if _same(old, new):
             _, end = _DECODER.raw_decode(self.src, start)
@@ -73,7 +73,7 @@ class JsonWriter:
             return self._object(old, start, new, indent)
         if isinstance(old, list) and isinstance(new, list) and old:
             return self._array(old, start, new, indent)
-        return self.fresh(new, indent)
+        return self.fresh(new, indent, inline or self._is_one_line_container(start))
 
     def _object(self, old: dict[str, Any], start: int, new: dict[str, Any], indent: str) -> str:
         members: dict[str, tuple[str, int]] = {}
@@ -103,7 +103,7 @@ class JsonWriter:
         for key, value in new.items():
             if key in members:
                 key_and_colon, value_start = members[key]
-                text = self.value(old[key], value_start, value, layout.member_indent)
+                text = self.value(old[key], value_start, value, layout.member_indent, not layout.multiline)
                 parts.append((leading[key], key_and_colon + text))
             else:
                 text = self.fresh(value, layout.member_indent, inline=not layout.multiline or key in one_line)
@@ -133,8 +133,8 @@ class JsonWriter:
     def _is_one_line_container(self, start: int) -> bool:
         if self.src[start] not in "[{":
             return False
-        _, end = _DECODER.raw_decode(self.src, start)
-        return "\n" not in self.src[start:end]
+        value, end = _DECODER.raw_decode(self.src, start)
+        return bool(value) and "\n" not in self.src[start:end]  # "[]" shows no style
 
     def _array(self, old: list[Any], start: int, new: list[Any], indent: str) -> str:
         starts: list[int] = []
@@ -159,7 +159,8 @@ class JsonWriter:
         parts: list[tuple[str | None, str]] = []
         for index, value in enumerate(new):
             if index < len(old):
-                parts.append((leading[index], self.value(old[index], starts[index], value, layout.member_indent)))
+                parts.append((leading[index], self.value(old[index], starts[index], value, layout.member_indent,
+                                                         not layout.multiline)))
             else:
                 parts.append((None, self.fresh(value, layout.member_indent, inline=not layout.multiline)))
         return self._wrap("[", parts, "]", layout)

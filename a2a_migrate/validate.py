@@ -7,9 +7,10 @@ Two layers, both reported as :class:`Finding` values with an RFC 6901 pointer:
   with ``schemas/a2a-v1.0.card.schema.json``, which ``scripts/gen_v1_schema.py``
   derives from the normative ``a2a.proto``. The 1.0 schema is interpreted by a
   small walker in this module rather than by ``jsonschema``: it is the hot path
-  of every upgrade (``jsonschema`` took about 450-700 us per card, the walker a
-  few tens), and it lets unknown members be warnings, as spec v1.0 section 5.7
-  asks ("SHOULD ignore unrecognized fields"), while strict parsers reject them.
+  of every upgrade (``jsonschema`` took 450-750 us per corpus card, the walker
+  35-65), and it lets unknown members be warnings, as spec v1.0 section 5.7 asks
+  ("SHOULD ignore unrecognized fields"), while strict parsers reject them. A
+  test runs both on the corpus and on thousands of mutated cards: same verdicts.
 * **Lint** (``lint=True``): advice beyond the schemas, always warnings.
 """
 
@@ -20,7 +21,7 @@ import ipaddress
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -108,9 +109,12 @@ def _finish(findings: list[Finding]) -> list[Finding]:
     return sorted(unique, key=_sort_key)
 
 
+_INDEX = re.compile(r"[0-9]+")
+
+
 def _sort_key(finding: Finding) -> tuple[Any, ...]:
     tokens = tuple(
-        (0, int(token), "") if token.isdigit() else (1, 0, token)
+        (0, int(token), "") if _INDEX.fullmatch(token) else (1, 0, token)
         for token in jp.split(finding.pointer)
     )
     return (tokens, finding.rule, finding.severity, finding.message)
@@ -188,10 +192,24 @@ def _v03_validator() -> Any:
     # Imported here: a plain `import a2a_migrate.validate` must stay cheap.
     from jsonschema import Draft7Validator
 
-    schema = _read_schema(V03_SCHEMA)
-    # Draft 7 ignores keywords beside "$ref", and the ref resolves against the
-    # document root, so this validates `definitions/AgentCard` unchanged.
-    return Draft7Validator({**schema, "$ref": "#/definitions/AgentCard"})
+    definitions = _read_schema(V03_SCHEMA)["definitions"]
+    return Draft7Validator(_inline_refs(definitions["AgentCard"], definitions))
+
+
+def _inline_refs(node: Any, definitions: Mapping[str, Any]) -> Any:
+    """Replace each ``{"$ref": "#/definitions/X"}`` by X itself.
+
+    The same schema: draft 7 ignores every keyword beside "$ref", and the card's
+    definitions have no cycles. It spares jsonschema a reference lookup on each
+    descent, about a fifth of its time on a card.
+    """
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline_refs(definitions[node["$ref"].rsplit("/", 1)[-1]], definitions)
+        return {key: _inline_refs(value, definitions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline_refs(item, definitions) for item in node]
+    return node
 
 
 @functools.cache
@@ -301,7 +319,6 @@ class _Message:
     aliases: dict[str, str]  # JSON name -> proto name, where they differ
     required: tuple[str, ...]
     oneofs: tuple[tuple[str, ...], ...]
-    oneof_members: frozenset[str] = field(default_factory=frozenset)
 
     def key(self, obj: Mapping[str, Any], name: str) -> str | None:
         """The spelling of field ``name`` present in ``obj``, if any."""
@@ -356,7 +373,6 @@ def _compile_message(name: str, schema: Mapping[str, Any]) -> _Message:
         aliases={target: alias for alias, target in alias_of.items()},
         required=tuple(required),
         oneofs=tuple(oneofs),
-        oneof_members=frozenset(n for group in oneofs for n in group),
     )
 
 
@@ -455,7 +471,8 @@ class _Walker:
             if not isinstance(value, str):
                 self._type_error(value, t, node)
             elif t.non_empty and not value:  # proto3: "" is the unset value
-                self._add("error", node, f"required member {_node_label(node)} is empty", "required")
+                text = f"required member {_node_label(node)} is empty"
+                self._add("error", node, text, "required")
         elif kind == "boolean":
             if not isinstance(value, bool):
                 self._type_error(value, t, node)
@@ -495,7 +512,11 @@ class _Walker:
             self._add("error", (node, used, False), text, "required")
 
     def _oneof(
-        self, obj: Mapping[str, Any], group: tuple[str, ...], spelled: Mapping[str, str], node: _Node
+        self,
+        obj: Mapping[str, Any],
+        group: tuple[str, ...],
+        spelled: Mapping[str, str],
+        node: _Node,
     ) -> None:
         present = [spelled[name] for name in group if name in spelled]
         if len(present) == 1:

@@ -20,9 +20,9 @@ SCHEMA = {
 def test_hint_lists_required_first_with_types_and_enums() -> None:
     assert hint_object(SCHEMA) == {
         "city": "<string>",
-        "units": "<one of: metric, imperial, optional>",
+        "units": "<optional one of: metric, imperial>",
         "filter": {"max": "<number>"},
-        "days": "<array of integer, optional>",
+        "days": "<optional array of integer>",
     }
 
 
@@ -32,7 +32,7 @@ def test_input_schema_becomes_example_and_json_mode_then_is_dropped() -> None:
     skill = out["skills"][0]
     assert "inputSchema" not in skill and "outputSchema" not in skill
     assert skill["inputModes"] == ["text/plain", "application/json"]
-    assert skill["outputModes"] == ["application/json"]
+    assert skill["outputModes"] == ["text/plain", "application/json"]
     assert json.loads(skill["examples"][0])["city"] == "<string>"
     assert ("lossy", "/skills/0/inputSchema") in brief(notes)
     assert ("lossy", "/skills/0/outputSchema") in brief(notes)

@@ -11,6 +11,15 @@ repeated (0.3 section 5.6.2 asks cards to repeat the primary there).
 
 Interface spellings seen in real cards (``transport`` in a 1.0 interface,
 ``json-rpc``, ``TRANSPORT_PROTOCOL_REST``) are read as the binding they mean.
+
+Downgrade (spec-mapping sections 4 and 10): the interfaces that speak 0.x
+(decided by ``interface_protocol_version``) are offered; the first becomes
+``url`` + ``preferredTransport``, and when there are several all of them, the
+primary included (0.3 section 5.6.2: "SHOULD include all supported transports,
+including the main URL's transport"), become ``additionalInterfaces``.
+``protocolVersion`` is written as 0.3 cards write it (``"0.3.0"``). 0.3 has no
+``tenant``: such an interface is left out, or kept without its tenant on
+request (``--keep-tenant-interfaces``), with a lossy note either way.
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ from a2a_migrate import bindings, edit
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
 from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS
+
+from .interface_protocol_version import legacy_version
 
 #: Members of interface objects that name a binding in cards seen in the wild.
 _BINDING_SPELLINGS = ("transport", "protocol", "transportProtocol", "type")
@@ -167,6 +178,95 @@ def up(card: Any, ctx: Context) -> None:
         _strip_hybrid(card, ctx)
 
 
+#: Members of a 1.0 interface that its 0.3 form has no place for (or renames).
+_V1_ONLY = ("protocolBinding", "protocolVersion", "tenant")
+
+
+def _keeps_tenant(interface: Mapping[str, Any], pointer: str, ctx: Context) -> bool:
+    """Whether an interface with a ``tenant`` is still offered (the tenant never is)."""
+    tenant = interface["tenant"]
+    if ctx.options.keep_tenant_interfaces:
+        ctx.note(join(pointer, "tenant"), "lossy",
+                 f"tenant {tenant!r} dropped: 0.3 clients cannot send it, and the interface may reject them without it")
+        return True
+    ctx.note(join(pointer, "tenant"), "lossy", f"interface with tenant {tenant!r} left out: 0.3 clients cannot send "
+                                               "the tenant (--keep-tenant-interfaces keeps it without the tenant)")
+    return False
+
+
+def _as_v03(interface: Mapping[str, Any], pointer: str, ctx: Context) -> dict[str, Any]:
+    """The 0.3 ``AgentInterface`` form: ``transport`` for ``protocolBinding``, 1.0-only members left out."""
+    binding = _binding(interface.get("protocolBinding", interface.get("transport")), join(pointer, "protocolBinding"), ctx)
+    extras = {key: value for key, value in interface.items() if key not in (*_V1_ONLY, "url", "transport")}
+    return {"url": interface["url"], "transport": binding, **extras}
+
+
+def _offered(interfaces: list[Any], ctx: Context) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(pointer, version, 0.3 interface)`` for each interface a 0.3 client can use, in order."""
+    offered: list[tuple[str, str, dict[str, Any]]] = []
+    for index, interface in enumerate(interfaces):
+        pointer = join("/supportedInterfaces", index)
+        if not isinstance(interface, Mapping):
+            ctx.note(pointer, "error", f"interface {interface!r} is not an object")
+            continue
+        version = legacy_version(interface, ctx.options)
+        if version is None or ("tenant" in interface and not _keeps_tenant(interface, pointer, ctx)):
+            continue
+        if not isinstance(interface.get("url"), str) or not interface["url"].strip():
+            ctx.note(pointer, "error", "interface has no url")
+            continue
+        offered.append((pointer, version, _as_v03(interface, pointer, ctx)))
+    return offered
+
+
+def _v03_members(offered: list[tuple[str, str, dict[str, Any]]], ctx: Context) -> dict[str, Any]:
+    """``url``, ``preferredTransport``, ``protocolVersion`` (and ``additionalInterfaces``)."""
+    pointer, version, primary = offered[0]
+    members: dict[str, Any] = {"url": primary["url"], "preferredTransport": primary["transport"],
+                               "protocolVersion": f"{version}.0"}
+    for other_pointer, other_version, _ in offered[1:]:
+        if other_version != version:
+            ctx.note(join(other_pointer, "protocolVersion"), "lossy",
+                     f"0.3 states one protocol version per card: {version}.0 written, though this interface speaks {other_version}")
+    if len(offered) > 1:
+        members["additionalInterfaces"] = [entry for _, _, entry in offered]
+    elif len(primary) > 2:
+        ctx.note(pointer, "lossy", f"members {', '.join(list(primary)[2:])} of the only interface have no place in 0.3")
+    return members
+
+
+def _write(card: Any, members: dict[str, Any]) -> None:
+    """Put the members where ``supportedInterfaces`` stood (any 0.3 copies of a hybrid card go)."""
+    for key in LEGACY_ENDPOINT_MEMBERS:
+        card.pop(key, None)
+    names = list(members)
+    edit.replace(card, ["supportedInterfaces"], names[0], members[names[0]])
+    start = edit.position(card, names[0])
+    for offset, name in enumerate(names[1:], 1):
+        edit.insert_at(card, start + offset, name, members[name])
+
+
 def down(card: Any, ctx: Context) -> None:
-    """Filled in by the downgrade work."""
-    raise NotImplementedError
+    """Write ``url``, ``preferredTransport``, ``protocolVersion`` and ``additionalInterfaces``.
+
+    Spec-mapping section 10, downgrade step 2; v0.3 schema: ``url`` and
+    ``protocolVersion`` are required. A card that is already 0.3-shaped is left
+    as it is.
+    """
+    interfaces = card.get("supportedInterfaces")
+    if interfaces is None:
+        if card.get("url") is None:
+            ctx.note("/supportedInterfaces", "error", "the card has neither supportedInterfaces nor url")
+        return
+    if not isinstance(interfaces, list):
+        ctx.note("/supportedInterfaces", "error", "supportedInterfaces is not a list")
+        return
+    offered = _offered(interfaces, ctx)
+    if not offered:
+        if any(isinstance(i, Mapping) and "tenant" in i and legacy_version(i, ctx.options) for i in interfaces):
+            ctx.note("/supportedInterfaces", "error", "every interface a 0.3 client could use has a tenant: "
+                                                      "pass --keep-tenant-interfaces to offer them without it")
+        return
+    members = _v03_members(offered, ctx)
+    _write(card, members)
+    ctx.note("/supportedInterfaces", "info", f"supportedInterfaces written as {', '.join(members)}")

@@ -47,6 +47,8 @@ def up(card: Any, ctx: Context) -> None:
     if auth is None:
         return
     words = auth.get("schemes") if isinstance(auth, Mapping) else None
+    if words is None and isinstance(auth, Mapping) and _scheme_word(auth) is not None:
+        words = [auth]  # {"type": "bearer", ...}: one scheme described in place
     if not isinstance(words, list):
         ctx.note("/authentication", "error", "authentication has no schemes list: describe it in securitySchemes by hand")
         return

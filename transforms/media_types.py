@@ -82,8 +82,16 @@ def up(card: Any, ctx: Context) -> None:
 
 
 def down(card: Any, ctx: Context) -> None:
-    """0.3 requires both lists to be present; 1.0 writers omit them when empty."""
+    """Write both lists, which 0.3 requires, as media types.
+
+    v0.3 schema ``AgentCard.required`` lists ``defaultInputModes`` and
+    ``defaultOutputModes``; a 1.0 writer omits an empty list (ProtoJSON, see
+    spec-mapping section 2.2), so an absent one is written as ``[]``.
+    """
     for member in _CARD_MEMBERS:
-        if not isinstance(card.get(member), list):
+        pointer = join("", member)
+        if member not in card:
             edit.insert_at(card, _new_position(card, member), member, [])
-            ctx.note(join("", member), "info", f"{member} written as [] (0.3 requires it)")
+            ctx.note(pointer, "info", f"{member} written as [] (0.3 requires it; 1.0 writers omit an empty list)")
+        else:
+            _normalize(card, member, pointer, ctx)

@@ -8,10 +8,23 @@ flow (the first keeps the name, the others are named ``<name>__<flow>``) and
 every requirement naming it becomes one alternative per new scheme, which is
 what OpenAPI's several flows meant: no flow is ever dropped. ``implicit`` and
 ``password`` are ``[deprecated = true]`` in 1.0 and get a warning.
+
+Downgrade (spec-mapping sections 5.2, 5.3 and 10 step 4): ``pkceRequired`` has
+no 0.3 member and is dropped; the 0.3-required members of each flow are made
+present (``scopes: {}``, which 1.0 writers omit when empty). ``deviceCode``
+(RFC 8628, new in 1.0) has no 0.3 form: the flow goes, and a scheme left with
+no flow goes with every requirement alternative that needs it; a card or skill
+whose every alternative needed it is refused rather than shown to 0.3 clients
+as unauthenticated. Schemes the upgrade split (same stem, same description and
+metadata URL, requirements expanded into adjacent alternatives) are merged
+back into one scheme and the alternatives collapse, so that upgrade then
+downgrade gives the 0.3 card back. A ``--hybrid`` card keeps the 1.0 schemes as
+they are: its 0.3 face mirrors them one by one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,6 +90,182 @@ def up(card: Any, ctx: Context) -> None:
             _split(card, name, body, ctx)
 
 
+DEVICE_CODE = "deviceCode"
+#: The URL members each 0.3 flow object requires beside ``scopes`` (v0.3 schema).
+_REQUIRED_V03 = {
+    "authorizationCode": ("authorizationUrl", "tokenUrl"),
+    "clientCredentials": ("tokenUrl",),
+    "implicit": ("authorizationUrl",),
+    "password": ("tokenUrl",),
+}
+#: Members of a scheme entry that its 0.3 face (or a hybrid card) repeats from the wrapper.
+_FLAT = ("type", "flows", "description", "oauth2MetadataUrl")
+
+
+def _remove_alternatives(card: Any, name: str) -> int:
+    """Remove every requirement alternative that names ``name``; return how many went."""
+    removed = 0
+
+    def without(schemes: dict[str, Any]) -> list[dict[str, Any]]:
+        nonlocal removed
+        if name not in schemes:
+            return [schemes]
+        removed += 1
+        return []
+
+    requirements.rewrite(card, without)
+    return removed
+
+
+def _drop_device_code(card: Any, name: str, body: Any, ctx: Context) -> None:
+    flows = body["flows"]
+    if DEVICE_CODE not in flows:
+        return
+    pointer = join("/securitySchemes", name, WRAPPER, "flows", DEVICE_CODE)
+    del flows[DEVICE_CODE]
+    if any(flow in FLOW_NAMES for flow in flows):
+        ctx.note(pointer, "lossy", "deviceCode flow dropped: 0.3 has no device code flow (the scheme's other flows remain)")
+        return
+    removed = _remove_alternatives(card, name)
+    if ctx.options.hybrid:
+        what = "0.3 clients see the scheme with no flow"
+    else:
+        del card["securitySchemes"][name]
+        what = f"scheme {name} removed"
+    ctx.note(pointer, "lossy", f"the deviceCode flow (RFC 8628) has no 0.3 form: {what}, "
+                               f"with the {removed} requirement alternative(s) that need it")
+
+
+def _complete_flow(flow_name: str, flow: Any, pointer: str, ctx: Context) -> None:
+    """Drop ``pkceRequired``; make the members 0.3 requires present."""
+    if "pkceRequired" in flow:
+        value = flow.pop("pkceRequired")
+        ctx.note(join(pointer, "pkceRequired"), "lossy" if value else "info",
+                 f"pkceRequired ({value!r}) dropped: 0.3 cannot say it" + (", clients may not use PKCE" if value else ""))
+    if "scopes" not in flow:
+        edit.insert_at(flow, len(flow), "scopes", {})
+        ctx.note(join(pointer, "scopes"), "info", "scopes written as {} (0.3 requires it; 1.0 writers omit an empty map)")
+    elif not isinstance(flow["scopes"], Mapping):
+        ctx.note(join(pointer, "scopes"), "error", "scopes is not an object of scope names and descriptions")
+    for member in _REQUIRED_V03.get(flow_name, ()):
+        if not isinstance(flow.get(member), str):
+            ctx.note(join(pointer, member), "error", f"0.3 requires {member} in a {flow_name} flow: add it")
+
+
+def _single_flow(scheme: Any) -> str | None:
+    body = _oauth_body(scheme)
+    flows = [flow for flow in body["flows"] if flow in FLOW_NAMES] if body is not None else []
+    return flows[0] if len(flows) == 1 else None
+
+
+def _signature(scheme: Mapping[str, Any]) -> tuple[Any, Any]:
+    """What the schemes of one split must share: everything but the flow."""
+    body = {key: value for key, value in scheme[WRAPPER].items() if key != "flows"}
+    return body, {key: value for key, value in scheme.items() if key not in (WRAPPER, *_FLAT)}
+
+
+def _split_group(schemes: Mapping[str, Any], stem: str) -> list[str]:
+    """The schemes the upgrade split ``stem`` into (``stem`` first), in card order."""
+    if _single_flow(schemes[stem]) is None:
+        return [stem]
+    group = [stem]
+    for name in schemes:
+        member_flow = _single_flow(schemes[name]) if name.startswith(stem + SEPARATOR) else None
+        if member_flow is not None and re.fullmatch(re.escape(member_flow) + r"(\d*)", name[len(stem + SEPARATOR):]):
+            group.append(name)
+    flows = [_single_flow(schemes[name]) for name in group]
+    signature = _signature(schemes[stem])
+    if len(set(flows)) != len(flows) or any(_signature(schemes[name]) != signature for name in group):
+        return [stem]
+    return sorted(group, key=list(schemes).index)
+
+
+def _named(requirement: Any) -> Mapping[str, Any]:
+    schemes = requirement.get("schemes") if isinstance(requirement, Mapping) else None
+    return schemes if isinstance(schemes, Mapping) else {}
+
+
+def _renamed(requirement: Any, group: list[str], stem: str) -> dict[str, Any]:
+    return {(stem if key in group else key): value for key, value in _named(requirement).items()}
+
+
+def _collapse(alternatives: list[Any], group: list[str]) -> list[Any] | None:
+    """Undo the upgrade's expansion: each run of adjacent alternatives that differ
+    only by naming each scheme of ``group`` once becomes one naming the stem.
+    None when the alternatives say something one 0.3 scheme cannot."""
+    stem, size, index = group[0], len(group), 0
+    result: list[Any] = []
+    while index < len(alternatives):
+        if not any(key in group for key in _named(alternatives[index])):
+            result.append(alternatives[index])
+            index += 1
+            continue
+        run = alternatives[index:index + size]
+        members = [[key for key in _named(alternative) if key in group] for alternative in run]
+        if sorted(sum(members, [])) != sorted(group) or any(len(names) != 1 for names in members) \
+                or any(_renamed(alternative, group, stem) != _renamed(run[0], group, stem) for alternative in run):
+            return None
+        result.append({"schemes": _renamed(run[0], group, stem)})
+        index += size
+    return result
+
+
+def _merge_group(card: Any, group: list[str], ctx: Context) -> None:
+    collapsed = [(holder, _collapse(holder["securityRequirements"], group)) for _, holder in requirements.holders(card)]
+    if any(alternatives is None for _, alternatives in collapsed):
+        return
+    schemes = card["securitySchemes"]
+    flows = schemes[group[0]][WRAPPER]["flows"]
+    for name in group[1:]:
+        flow = _single_flow(schemes[name])
+        flows[flow] = schemes.pop(name)[WRAPPER]["flows"][flow]
+    for holder, alternatives in collapsed:
+        holder["securityRequirements"] = alternatives
+    ctx.note(join("/securitySchemes", group[0]), "info", f"schemes {', '.join(group)} merged back into {group[0]} "
+                                                        f"with flows {', '.join(flows)} (0.3 allows several flows per scheme)")
+
+
+def _merge_splits(card: Any, ctx: Context) -> None:
+    schemes = card["securitySchemes"]
+    groups: list[list[str]] = []
+    for name in list(schemes):
+        group = [] if any(name in taken for taken in groups) else _split_group(schemes, name)
+        if len(group) > 1:
+            groups.append(group)
+    for group in reversed(groups):  # the upgrade split in card order; undo in reverse
+        _merge_group(card, group, ctx)
+
+
+def _guard_protected(card: Any, protected: list[str], ctx: Context) -> None:
+    """Refuse a card or skill whose every requirement alternative was removed."""
+    for pointer, holder in requirements.holders(card):
+        if pointer in protected and not holder["securityRequirements"]:
+            ctx.note(pointer, "error", "every requirement alternative needed a deviceCode flow, which 0.3 cannot "
+                                       "express: 0.3 clients would see no authentication at all; refused")
+
+
 def down(card: Any, ctx: Context) -> None:
-    """Filled in by the downgrade work."""
-    raise NotImplementedError
+    """Write each OAuth2 scheme's flows as a 0.3 ``OAuthFlows`` can hold them.
+
+    Spec-mapping sections 5.2 and 5.3 (v0.3 schema ``OAuthFlows`` and its flow
+    objects; v1.0 ``a2a.proto`` ``oneof flow`` with ``pkceRequired`` and
+    ``DeviceCodeOAuthFlow``). Runs on the 1.0 wrapper shape, before
+    ``security_schemes`` writes ``type``.
+    """
+    schemes = card.get("securitySchemes")
+    if not isinstance(schemes, Mapping):
+        return
+    protected = [pointer for pointer, holder in requirements.holders(card) if holder["securityRequirements"]]
+    for name in list(schemes):
+        body = _oauth_body(schemes[name])
+        if body is None:
+            if isinstance(schemes[name], Mapping) and isinstance(schemes[name].get(WRAPPER), Mapping):
+                ctx.note(join("/securitySchemes", name, WRAPPER, "flows"), "error", "0.3 requires flows in an oauth2 scheme")
+            continue
+        _drop_device_code(card, name, body, ctx)
+        for flow in [flow for flow in body["flows"] if flow in FLOW_NAMES]:
+            if isinstance(body["flows"][flow], Mapping):
+                _complete_flow(flow, body["flows"][flow], join("/securitySchemes", name, WRAPPER, "flows", flow), ctx)
+    if not ctx.options.hybrid:
+        _merge_splits(card, ctx)
+    _guard_protected(card, protected, ctx)

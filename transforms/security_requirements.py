@@ -35,11 +35,11 @@ def scopes_of(value: Any) -> list[Any]:
 
 
 def to_v1(requirement: Mapping[str, Any]) -> dict[str, Any]:
-    """``{"oauth": ["read"]}`` -> ``{"schemes": {"oauth": {"list": ["read"]}}}``."""
-    if is_proto_shaped(requirement):
-        return {"schemes": {name: ({"list": scopes_of(value)} if scopes_of(value) else {})
-                            for name, value in requirement["schemes"].items()}}
-    return {"schemes": {name: ({"list": list(scopes)} if scopes else {}) for name, scopes in requirement.items()}}
+    """``{"oauth": ["read"]}`` -> ``{"schemes": {"oauth": {"list": ["read"]}}}``; ``{}`` stays ``{}``."""
+    pairs = requirement["schemes"].items() if is_proto_shaped(requirement) else requirement.items()
+    schemes = {name: ({"list": scopes_of(value)} if scopes_of(value) else {}) for name, value in pairs}
+    # ProtoJSON omits an empty map: the requirement that needs nothing is {}.
+    return {"schemes": schemes} if schemes else {}
 
 
 def to_v03(requirement: Mapping[str, Any]) -> dict[str, list[Any]]:
@@ -52,7 +52,20 @@ def _valid_v03(requirement: Any) -> bool:
     return isinstance(requirement, Mapping) and all(isinstance(scopes, list) for scopes in requirement.values())
 
 
+def _reshape_misnamed(holder: Any, pointer: str, ctx: Context) -> None:
+    """``securityRequirements`` written in the 0.3 shape: a 1.0 reader would see no schemes."""
+    requirements = holder.get("securityRequirements")
+    if not isinstance(requirements, list):
+        return
+    for index, requirement in enumerate(requirements):
+        if requirement and not is_proto_shaped(requirement) and _valid_v03(requirement):
+            requirements[index] = to_v1(requirement)
+            ctx.note(join(pointer, "securityRequirements", index), "assumed",
+                     "requirement in the 0.3 shape under the 1.0 name: written as {\"schemes\": ...}")
+
+
 def _up_holder(holder: Any, pointer: str, ctx: Context) -> None:
+    _reshape_misnamed(holder, pointer, ctx)
     if "security" not in holder:
         return
     old = holder["security"]

@@ -21,12 +21,14 @@ from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
 
 JSON_MEDIA_TYPE = "application/json"
+_PLAIN = "text/plain"  # what media_types assumes for a card without default modes
+_DEFAULTS = {"inputModes": "defaultInputModes", "outputModes": "defaultOutputModes"}
 _MAX_DEPTH = 4
 
 
 def _placeholder(schema: Any, required: bool, depth: int) -> Any:
     if not isinstance(schema, Mapping):
-        return "<any>" if required else "<any, optional>"
+        return "<any>" if required else "<optional any>"
     if "enum" in schema and isinstance(schema["enum"], list):
         text = "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v for v in schema["enum"])
     elif schema.get("type") == "object" or "properties" in schema:
@@ -40,7 +42,7 @@ def _placeholder(schema: Any, required: bool, depth: int) -> Any:
     else:
         type_ = schema.get("type")
         text = "|".join(map(str, type_)) if isinstance(type_, list) else str(type_ or "any")
-    return f"<{text}>" if required else f"<{text}, optional>"
+    return f"<{text}>" if required else f"<optional {text}>"
 
 
 def hint_object(schema: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
@@ -54,15 +56,18 @@ def hint_object(schema: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
     return {name: _placeholder(properties[name], name in required, depth) for name in order}
 
 
-def _add_mode(skill: Any, member: str, pointer: str, ctx: Context) -> None:
+def _add_mode(card: Any, skill: Any, member: str, pointer: str, ctx: Context) -> None:
     modes = skill.get(member)
     if isinstance(modes, list):
         if JSON_MEDIA_TYPE not in modes:
             modes.append(JSON_MEDIA_TYPE)
             ctx.note(join(pointer, member), "info", f"{JSON_MEDIA_TYPE} added: the skill took a JSON schema")
         return
-    edit.insert_at(skill, len(skill), member, [JSON_MEDIA_TYPE])
-    ctx.note(join(pointer, member), "info", f"{member} set to [{JSON_MEDIA_TYPE}]: the skill took a JSON schema")
+    # The skill used the card's defaults: keep offering them, and JSON besides.
+    defaults = card.get(_DEFAULTS[member])
+    inherited = [mode for mode in defaults if isinstance(mode, str)] if isinstance(defaults, list) and defaults else [_PLAIN]
+    edit.insert_at(skill, len(skill), member, inherited + [JSON_MEDIA_TYPE] * (JSON_MEDIA_TYPE not in inherited))
+    ctx.note(join(pointer, member), "info", f"{member} set to the card's default modes plus {JSON_MEDIA_TYPE}: the skill took a JSON schema")
 
 
 def _input_example(skill: Any, schema: Any, pointer: str, ctx: Context) -> None:
@@ -79,14 +84,14 @@ def _input_example(skill: Any, schema: Any, pointer: str, ctx: Context) -> None:
     ctx.note(join(pointer, "examples"), "info", "an example built from inputSchema shows the expected JSON")
 
 
-def _convert(skill: Any, pointer: str, ctx: Context) -> None:
+def _convert(card: Any, skill: Any, pointer: str, ctx: Context) -> None:
     for member, modes in (("inputSchema", "inputModes"), ("outputSchema", "outputModes")):
         if member not in skill:
             continue
         schema = skill[member]
         if member == "inputSchema":
             _input_example(skill, schema, pointer, ctx)
-        _add_mode(skill, modes, pointer, ctx)
+        _add_mode(card, skill, modes, pointer, ctx)
         del skill[member]
         ctx.note(join(pointer, member), "lossy", f"{member} dropped: no A2A version has a place for it")
 
@@ -94,7 +99,7 @@ def _convert(skill: Any, pointer: str, ctx: Context) -> None:
 def up(card: Any, ctx: Context) -> None:
     """Keep what 1.0 can say of each skill's schemas, then drop them."""
     for pointer, skill in skills(card):
-        _convert(skill, pointer, ctx)
+        _convert(card, skill, pointer, ctx)
 
 
 def down(card: Any, ctx: Context) -> None:

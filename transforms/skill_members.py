@@ -120,6 +120,33 @@ def up(card: Any, ctx: Context) -> None:
     _repair(card, ctx, fill_tags=True)
 
 
+def _tags_present(skill: Any, pointer: str, ctx: Context) -> None:
+    """Write the ``tags`` 0.3 requires: ``[]`` where a 1.0 writer omitted an empty list."""
+    tags = skill.get("tags")
+    if "tags" not in skill:
+        edit.insert_at(skill, edit.position(skill, "description") + 1, "tags", [])
+        ctx.note(join(pointer, "tags"), "info", "tags written as [] (0.3 requires it; 1.0 writers omit an empty list)")
+    elif isinstance(tags, str):
+        skill["tags"] = [tags]
+        ctx.note(join(pointer, "tags"), "assumed", "tags given as a string: written as a list")
+    elif not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        ctx.note(join(pointer, "tags"), "error", "tags is not a list of strings")
+
+
 def down(card: Any, ctx: Context) -> None:
-    """0.3 needs the same members; 1.0 writers may have omitted an empty ``tags``."""
+    """0.3 needs the same members, and ``skills`` and every ``tags`` present.
+
+    v0.3 schema: ``AgentCard.required`` has ``skills`` and ``AgentSkill.required``
+    has ``tags``, with no ``minItems``; 1.0 writers omit empty lists (ProtoJSON,
+    spec-mapping section 2.2), so they are written as ``[]``. No tag is invented.
+    """
+    if "skills" not in card:
+        edit.insert_at(card, len(card), "skills", [])
+        ctx.note("/skills", "info", "skills written as [] (0.3 requires it; 1.0 writers omit an empty list)")
+        return
+    if card["skills"] == []:
+        return
+    for index, skill in enumerate(card["skills"] if isinstance(card["skills"], list) else []):
+        if isinstance(skill, Mapping):
+            _tags_present(skill, join("/skills", index), ctx)
     _repair(card, ctx, fill_tags=False)

@@ -1,0 +1,190 @@
+"""In-place batches that are interrupted or meet files they may not write.
+
+A card is replaced atomically (a temporary file renamed over it), so a batch
+killed at any moment leaves every card whole: the old text or the new one.
+A card or folder the user made read-only is not written: that card fails with
+a one-line error and the batch goes on (exit 123).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from a2a_migrate import cli, discover
+from a2a_migrate.batch import Job, migrate_text
+
+TEMP_SUFFIX = ".a2a-migrate.tmp"
+
+
+def card_text(i: int) -> str:
+    """A small 0.3 card, different for every ``i``, that upgrades with info notes only."""
+    return json.dumps({
+        "name": f"Agent {i}", "description": f"Card number {i}", "url": f"https://a{i}.example.com/a2a",
+        "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0", "version": f"1.0.{i}",
+        "capabilities": {"streaming": i % 2 == 0}, "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": f"skill-{i}", "name": "Skill", "description": f"Skill of agent {i}", "tags": ["t"]}],
+    }, indent=2) + "\n"
+
+
+def expected_text(text: str, path: Path) -> str:
+    outcome = migrate_text(text, str(path), Job("up"))
+    assert outcome.status == "changed", outcome
+    return outcome.new_text
+
+
+def write_tree(root: Path, count: int) -> dict[Path, str]:
+    cards = {}
+    for i in range(count):
+        path = root / f"{i // 100:03d}" / str(i) / "agent-card.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(card_text(i))
+        cards[path] = card_text(i)
+    return cards
+
+
+def temporary_files(root: Path) -> list[Path]:
+    return sorted(Path(folder) / name for folder, _, files in os.walk(root) for name in files if name.endswith(TEMP_SUFFIX))
+
+
+# -- (a) SIGKILL in the middle of a large in-place batch -------------------------------------------
+
+
+@dataclass
+class KilledBatch:
+    root: Path
+    old: dict[Path, str]  # every card's text before the run
+    order: list[Path]  # the order the tool processes them in
+    attempts: int
+
+
+def _kill_mid_batch(root: Path, count: int, deadline: float) -> KilledBatch | None:
+    old = write_tree(root, count)
+    order = [path for path, chosen in discover.walk(root) if chosen]
+    assert sorted(order) == sorted(old)
+    trigger, last = order[len(order) // 4], order[-1]
+    trigger_inode, last_inode = trigger.stat().st_ino, last.stat().st_ino
+    process = subprocess.Popen([sys.executable, "-m", "a2a_migrate", "upgrade", "-q", "-j", "1", str(root)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # A rename over the trigger card gives it a new inode: the batch is a quarter done.
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                if os.stat(trigger).st_ino != trigger_inode:
+                    break
+            except FileNotFoundError:  # never expected: a rename leaves no gap
+                break
+            time.sleep(0.0005)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    if process.returncode != -signal.SIGKILL or last.stat().st_ino != last_inode:
+        return None  # finished (or nearly) before the kill: try a larger batch
+    return KilledBatch(root, old, order, 0)
+
+
+@pytest.fixture(scope="module")
+def killed_batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KilledBatch]:
+    deadline = time.monotonic() + 10
+    count = 3000
+    for attempt in range(1, 4):
+        root = tmp_path_factory.mktemp(f"killed-{attempt}")
+        batch = _kill_mid_batch(root, count, deadline)
+        if batch is not None:
+            batch.attempts = attempt
+            yield batch
+            return
+        count *= 2
+    pytest.fail("the batch always finished before it could be killed mid-way")
+
+
+def test_sigkill_leaves_every_card_whole(killed_batch: KilledBatch) -> None:
+    old_cards, new_cards, partial = [], [], []
+    for path in killed_batch.order:
+        text = path.read_text()
+        if text == killed_batch.old[path]:
+            old_cards.append(path)
+        elif text == expected_text(killed_batch.old[path], path):
+            new_cards.append(path)
+        else:
+            partial.append(f"{path.relative_to(killed_batch.root)}: {len(text)} characters: {text[:80]!r}")
+    assert not partial, "cards neither old nor new after SIGKILL:\n" + "\n".join(partial)
+    assert new_cards and old_cards, "the kill should land mid-batch"
+    # Cards are done in order: the new ones are a prefix of the order.
+    assert killed_batch.order[: len(new_cards)] == new_cards
+
+
+def test_sigkill_leaves_no_temporary_file(killed_batch: KilledBatch) -> None:
+    leftovers = temporary_files(killed_batch.root)
+    details = []
+    for temporary in leftovers:
+        card = next(p for p in killed_batch.old if p.parent == temporary.parent
+                    and temporary.name.startswith(f".{p.name}."))
+        text = temporary.read_text()
+        expected = expected_text(killed_batch.old[card], card)
+        state = "complete new text" if text == expected else f"{len(text)} of {len(expected)} characters"
+        card_state = "old" if card.read_text() == killed_batch.old[card] else "new"
+        details.append(f"{temporary.relative_to(killed_batch.root)} ({state}; the card beside it is {card_state})")
+    assert not leftovers, ("a SIGKILL between the temporary file's creation and its rename left it behind, "
+                           "and nothing removes it later:\n" + "\n".join(details))
+
+
+# -- (b) read-only file and read-only folder -------------------------------------------------------
+
+
+@pytest.fixture
+def read_only_tree(tmp_path: Path) -> Iterator[dict[str, Path]]:
+    paths = {
+        "before": tmp_path / "0" / "agent-card.json",
+        "file": tmp_path / "a" / "agent-card.json",
+        "folder": tmp_path / "b" / "agent-card.json",
+        "after": tmp_path / "c" / "agent-card.json",
+    }
+    for i, path in enumerate(paths.values()):
+        path.parent.mkdir()
+        path.write_text(card_text(i))
+    paths["file"].chmod(0o444)
+    paths["folder"].parent.chmod(0o555)
+    yield paths
+    paths["folder"].parent.chmod(0o755)
+    paths["file"].chmod(0o644)
+
+
+def test_read_only_file_and_folder_fail_alone_and_the_batch_goes_on(read_only_tree: dict[str, Path],
+                                                                     tmp_path: Path) -> None:
+    # In CI this runs as root, for whom permission bits do not stop a write: the tool must
+    # look at them itself.
+    old = {key: path.read_text() for key, path in read_only_tree.items()}
+    result = CliRunner().invoke(cli.main, ["upgrade", "-j", "1", str(tmp_path)])
+
+    assert result.exit_code == 123, result.output
+    for key in ("file", "folder"):
+        path = read_only_tree[key]
+        assert path.read_text() == old[key], f"the read-only {key}'s card was written"
+        errors = [line for line in result.stderr.splitlines() if ": error:" in line and str(path) in line]
+        assert len(errors) == 1, result.stderr
+        assert errors[0].startswith(f"{path}: error: "), errors[0]
+    for key in ("before", "after"):
+        path = read_only_tree[key]
+        assert path.read_text() == expected_text(old[key], path)
+    assert stat.S_IMODE(read_only_tree["file"].stat().st_mode) == 0o444
+    assert result.stderr.splitlines()[-1] == "2 cards upgraded, 0 already 1.0, 2 failed"
+    assert not temporary_files(tmp_path)
+
+
+def test_read_only_card_in_parallel_batch(read_only_tree: dict[str, Path], tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli.main, ["upgrade", "-j", "2", str(tmp_path)])
+    assert result.exit_code == 123, result.output
+    assert result.stderr.splitlines()[-1] == "2 cards upgraded, 0 already 1.0, 2 failed"

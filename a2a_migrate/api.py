@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from a2a_migrate import hybrid
-from a2a_migrate.context import Options
+from a2a_migrate.context import Note, Options
 from a2a_migrate.engine import Direction, Result, run
 from a2a_migrate.io import to_plain
 
@@ -22,9 +22,26 @@ def migrate_in_place(card: Any, direction: Direction, options: Options, *,
     from a2a_migrate.transforms import DOWNGRADE, UPGRADE
 
     if options.hybrid:
-        return hybrid.migrate(card, options, original=original, record=record)
-    chain = UPGRADE if direction == "up" else DOWNGRADE
-    return run(card, direction, chain, options, original=original, record=record)
+        result = hybrid.migrate(card, options, original=original, record=record)
+    else:
+        chain = UPGRADE if direction == "up" else DOWNGRADE
+        result = run(card, direction, chain, options, original=original, record=record)
+    if options.validate_output and result.ok:
+        result.notes.extend(output_errors(result.card, result.target_version))
+    return result
+
+
+def output_errors(card: Any, version: str) -> list[Note]:
+    """The structural errors of a migrated card, as ``validate`` error notes.
+
+    A migration must never write a card its target version rejects (a scheme
+    with no ``location``, an ``examples`` entry that is not a string, ...): such
+    a result is refused rather than written.
+    """
+    from a2a_migrate.validate import validate
+
+    return [Note("error", "validate", finding.pointer, f"the result is not a valid {version} card: {finding.message}")
+            for finding in validate(to_plain(card), version, lint=False) if finding.severity == "error"]
 
 
 def _migrate(card: Any, direction: Direction, options: dict[str, Any]) -> Result:

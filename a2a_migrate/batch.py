@@ -65,7 +65,8 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
     try:
         document = io.parse(text, name)
     except io.CardError as error:
-        return Outcome(name, "failed", old_text=text, error=str(error))
+        # A file found only by its suffix (tsconfig.json, a Helm template) is no card of ours.
+        return Outcome(name, "skipped" if job.sniff else "failed", old_text=text, error="" if job.sniff else str(error))
     if job.sniff and not looks_like_card(document.original):
         return Outcome(name, "skipped", old_text=text)
     result = migrate_in_place(document.data, job.direction, job.options,
@@ -86,7 +87,7 @@ def migrate_file(path: str, job: Job) -> Outcome:
     try:
         text = io.read_text(Path(path))
     except io.CardError as error:
-        return Outcome(path, "failed", error=str(error))
+        return Outcome(path, "skipped" if job.sniff else "failed", error="" if job.sniff else str(error))
     return migrate_text(text, path, job)
 
 

@@ -58,6 +58,8 @@ def _migration_options(command: F) -> F:
         click.option("--default-description", metavar="TEXT", help="Description for a card that has none."),
         click.option("--default-version", metavar="TEXT", help="Agent version for a card that has none."),
         click.option("--default-url", metavar="URL", help="Endpoint URL for a card that names none."),
+        click.option("--no-validate", "validate_output", is_flag=True, flag_value=False, default=True,
+                     help="Write results even if they fail the target version's rules (normally refused)."),
         click.option("--keep-signatures", is_flag=True,
                      help="Keep existing signatures (they no longer verify) instead of dropping them."),
         click.option("--include", "include", multiple=True, metavar="GLOB",
@@ -199,8 +201,11 @@ def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[str]]:
         if raw == "-":
             inputs.append((discover.Found(Path("-"), Path(".")), False))
         elif path.is_dir():
+            seen: set[Path] = set()
             for file, chosen in discover.walk(path, run.include, run.exclude):
-                if chosen or file.suffix.lower() in discover.CARD_SUFFIXES:
+                real = file.resolve()  # a card reached through a link is processed once
+                if (chosen or file.suffix.lower() in discover.CARD_SUFFIXES) and real not in seen:
+                    seen.add(real)
                     inputs.append((discover.Found(file, path), not chosen))
         elif path.exists():
             inputs.append((discover.Found(path, path.parent), False))
@@ -280,6 +285,7 @@ def _write_report(run: _Run, outcomes: list[Outcome]) -> None:
 
 def _summary(outcomes: list[Outcome], run: _Run) -> str:
     done, target = _WORDS[run.direction]
+    target = "hybrid" if run.options.hybrid else target
     counts = {status: sum(o.status == status for o in outcomes) for status in ("changed", "unchanged", "skipped", "failed")}
     verb = f"would be {done}" if run.check or not run.writes else done
     card = "card" if counts["changed"] == 1 else "cards"
@@ -311,3 +317,46 @@ def detect(paths: Sequence[str]) -> None:
                 continue
             click.echo(f"{name}: {detect_version(document.original)}")
     sys.exit(EXIT_INPUT if failed else EXIT_OK)
+
+
+@main.command("validate")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--version", "version", type=click.Choice(["0.3", "1.0"]), default=None,
+              help="Validate against this version instead of the one the card has by shape.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              help="text: one line per finding on stdout; json: one document for machines.")
+@click.option("--strict", is_flag=True, help="Warnings make a card invalid too.")
+def validate_command(paths: Sequence[str], version: str | None, output_format: str, strict: bool) -> None:
+    """Check cards against the 0.3 JSON Schema or the 1.0 proto's rules, plus lint.
+
+    One line per finding: PATH: error|warning: /pointer: message [rule]. Exit 1
+    when any card is invalid (has an error; with --strict, any finding), 123
+    when a file cannot be read.
+    """
+    from a2a_migrate.validate import validate
+    from a2a_migrate.versions import detect_version
+
+    results: list[dict[str, Any]] = []
+    unreadable = invalid = 0
+    for raw in paths:
+        names = [str(p) for p, chosen in discover.walk(Path(raw)) if chosen] if Path(raw).is_dir() else [raw]
+        for name in names:
+            try:
+                document = io.parse(sys.stdin.read() if name == "-" else io.read_text(Path(name)), name)
+            except io.CardError as error:
+                click.echo(f"{name}: error: {error}", err=True)
+                unreadable += 1
+                continue
+            findings = validate(document.original, version)
+            bad = any(f.severity == "error" or strict for f in findings)
+            invalid += bad
+            results.append({"path": name, "version": version or detect_version(document.original), "valid": not bad,
+                            "findings": [{"severity": f.severity, "pointer": f.pointer, "message": f.message, "rule": f.rule}
+                                         for f in findings]})
+            if output_format == "text":
+                for f in findings:
+                    click.echo(f"{name}: {f.severity}: {f.pointer or '/'}: {f.message} [{f.rule}]")
+    if output_format == "json":
+        click.echo(json.dumps({"cards": results}, indent=2, ensure_ascii=False))
+    click.echo(f"{len(results) - invalid} valid, {invalid} invalid" + (f", {unreadable} unreadable" if unreadable else ""), err=True)
+    sys.exit(EXIT_INPUT if unreadable else EXIT_CHECK if invalid else EXIT_OK)

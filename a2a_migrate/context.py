@@ -50,6 +50,7 @@ class Options:
     ``hybrid``: also write the 0.3 members beside the 1.0 ones.
     ``keep_tenant_interfaces``: on downgrade, keep an interface whose ``tenant``
     0.3 cannot express (the tenant itself is always dropped).
+    ``validate_output``: refuse a result its target version's rules reject.
     """
 
     interface_version: str | None = None
@@ -60,6 +61,7 @@ class Options:
     keep_signatures: bool = False
     hybrid: bool = False
     keep_tenant_interfaces: bool = False
+    validate_output: bool = True
 
 
 @dataclass

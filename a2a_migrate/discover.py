@@ -45,8 +45,9 @@ def _matches(relative: str, patterns: Sequence[str]) -> bool:
 def walk(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[tuple[Path, bool]]:
     """Yield ``(file, chosen)`` for every file under ``root``, in sorted order.
 
-    A file is chosen by its card name or by ``include``; ``exclude`` wins.
-    Skipped folders, and links that lead out of ``root``, are not entered.
+    A file is chosen by its card name or by ``include``; files and folders
+    matching ``exclude`` are not yielded at all. Skipped folders, and links
+    that lead out of ``root``, are not entered.
     """
     top = root.resolve()
     for folder, dirs, files in os.walk(root, followlinks=True):
@@ -56,10 +57,9 @@ def walk(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -
         for name in sorted(files):
             path = here / name
             relative = _relative(path, root)
-            if not _inside(path, top):
-                continue
-            chosen = (is_card_name(name) or _matches(relative, include)) and not _matches(relative, exclude)
-            yield path, chosen
+            if not _inside(path, top) or _matches(relative, exclude):
+                continue  # an excluded file is not even looked into
+            yield path, is_card_name(name) or _matches(relative, include)
 
 
 def _relative(path: Path, root: Path) -> str:

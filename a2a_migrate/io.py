@@ -181,6 +181,8 @@ def write_atomic(path: Path, text: str) -> None:
     renamed over the original, which keeps its permission bits. On any failure
     the temporary file is removed.
     """
+    if path.is_symlink():
+        path = path.resolve()  # rewrite the card the link points at; the link stays a link
     folder = path.parent
     try:
         mode = path.stat().st_mode & 0o7777

@@ -76,10 +76,6 @@ EXPECTED_FAILURES: dict[str, str] = {
 
 #: Real cards the tool mishandles today (same contract as EXPECTED_FAILURES).
 EXPECTED_CORPUS_FAILURES: dict[str, str] = {
-    "Olalolo22__HNG13_3_Agent__agent_card.json": (
-        "skill examples that are objects ({input, output}) are passed through without a note; "
-        "AgentSkill.examples is repeated string, so the SDK's 1.0 parser rejects the card"
-    ),
 }
 
 

@@ -39,6 +39,18 @@ def main() -> None:
     """
 
 
+def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``Major.Minor`` of a version the user typed, or a usage error."""
+    from a2a_migrate.versions import major_minor
+
+    if value is None:
+        return None
+    version = major_minor(value)
+    if version is None:
+        raise click.BadParameter(f"{value!r} is not a protocol version such as 0.3 or 1.0")
+    return version
+
+
 def _migration_options(command: F) -> F:
     decorators = [
         click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
@@ -51,7 +63,7 @@ def _migration_options(command: F) -> F:
         click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write a JSON report: per card its versions, notes and patch."),
         click.option("--strict", is_flag=True, help="Treat lossy notes as failures: such a card is not written."),
-        click.option("--interface-version", metavar="VERSION",
+        click.option("--interface-version", metavar="VERSION", callback=_protocol_version,
                      help="The protocol version the card's endpoints speak now (upgrade writes it on every interface; "
                           "downgrade treats every interface as speaking it)."),
         click.option("--default-name", metavar="TEXT", help="Name for a card that has none (else it is refused)."),

@@ -197,3 +197,36 @@ def test_a_failed_write_is_an_error_for_that_file_only(tree: Path, monkeypatch) 
     assert f"{tree / 'a' / 'agent-card.json'}: error: cannot write: Permission denied" in result.stderr.splitlines()
     assert json.loads((tree / "c.agent-card.json").read_text()) == json.loads(CLEAN)
     assert not [name for name in os.listdir(tree) if name.endswith(".tmp")]
+
+
+def test_interface_version_must_be_a_version() -> None:
+    result = invoke("upgrade", "--interface-version", "latest", "-", stdin=CARD)
+    assert result.exit_code == 2
+    assert "'latest' is not a protocol version" in result.stderr
+
+
+def test_no_validate_writes_what_validation_refuses(tmp_path: Path) -> None:
+    card = base_card(securitySchemes={"k": {"type": "apiKey", "name": "K"}}, security=[{"k": []}])
+    path = tmp_path / "agent.json"
+    path.write_text(json.dumps(card))
+    refused = invoke("upgrade", str(path))
+    assert refused.exit_code == 123
+    assert "error: [validate] /securitySchemes/k/apiKeySecurityScheme/location:" in refused.stderr
+    assert invoke("upgrade", "--no-validate", str(path)).exit_code == 0
+    assert json.loads(path.read_text())["securitySchemes"] == {"k": {"apiKeySecurityScheme": {"name": "K"}}}
+
+
+def test_validate_command_text_json_and_exit_codes(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(CLEAN)
+    broken = json.loads(CLEAN)
+    del broken["skills"][0]["tags"]
+    bad.write_text(json.dumps(broken))
+    assert invoke("validate", str(good)).exit_code == 0
+    result = invoke("validate", str(good), str(bad))
+    assert result.exit_code == 1
+    assert f"{bad}: error: /skills/0/tags:" in result.stdout
+    document = json.loads(invoke("validate", "--format", "json", str(bad)).stdout)
+    assert document["cards"][0]["valid"] is False and document["cards"][0]["version"] == "1.0"
+    assert invoke("validate", "--version", "0.3", str(good)).exit_code == 1
+    assert invoke("validate", str(tmp_path / "nope.json")).exit_code == 123

@@ -38,3 +38,14 @@ def test_complete_skills_are_untouched_and_duplicate_ids_warned() -> None:
 def test_slug_and_tags() -> None:
     assert slug("  Café Menü! ") == "café-menü"
     assert derive_tags("getWeatherNow", "Get weather") == ["get", "weather", "now"]
+
+
+def test_bad_tags_are_dropped_and_good_ones_kept() -> None:
+    out, notes = run(skill_members, {"skills": [{"id": "a", "name": "A", "description": "d", "tags": ["keep", None, ""]}]})
+    assert out["skills"][0]["tags"] == ["keep"]
+    assert brief(notes) == [("lossy", "/skills/0/tags/2"), ("lossy", "/skills/0/tags/1")]
+
+
+def test_numeric_id_becomes_a_string() -> None:
+    out, notes = run(skill_members, {"skills": [{"id": 7, "name": "A", "description": "d", "tags": ["t"]}]})
+    assert out["skills"][0]["id"] == "7" and brief(notes) == [("assumed", "/skills/0/id")]

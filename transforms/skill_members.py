@@ -12,7 +12,7 @@ refused.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
@@ -45,6 +45,9 @@ def _string_skill(text: str, pointer: str, ctx: Context) -> dict[str, Any]:
 
 def _fill_identity(skill: Any, pointer: str, ctx: Context) -> bool:
     name, skill_id = skill.get("name"), skill.get("id")
+    if isinstance(skill_id, (int, float)) and not isinstance(skill_id, bool):
+        skill["id"] = skill_id = str(skill_id)
+        ctx.note(join(pointer, "id"), "assumed", f"skill id {skill_id} written as a string")
     if not _text(name) and not _text(skill_id):
         ctx.note(pointer, "error", "skill has neither id nor name: it cannot be identified")
         return False
@@ -62,7 +65,11 @@ def _fill_identity(skill: Any, pointer: str, ctx: Context) -> bool:
 
 def _fill_tags(skill: Any, pointer: str, ctx: Context) -> None:
     tags = skill.get("tags")
-    if isinstance(tags, list) and tags and all(isinstance(tag, str) for tag in tags):
+    if isinstance(tags, list) and any(isinstance(tag, str) and tag.strip() for tag in tags):
+        for index in reversed(range(len(tags))):
+            if not (isinstance(tags[index], str) and tags[index].strip()):
+                ctx.note(join(pointer, "tags", index), "lossy", f"tag {tags[index]!r} is not a word: dropped")
+                del tags[index]
         return
     if isinstance(tags, str) and tags.strip():
         skill["tags"] = [tags]
@@ -95,7 +102,7 @@ def _repair(card: Any, ctx: Context, *, fill_tags: bool) -> None:
         pointer = join("/skills", index)
         if isinstance(skill, str):
             skills[index] = skill = _string_skill(skill, pointer, ctx)
-        if not isinstance(skill, Mapping):
+        if not isinstance(skill, MutableMapping):
             ctx.note(pointer, "error", f"skill {skill!r} is not an object")
             continue
         if _fill_identity(skill, pointer, ctx) and fill_tags:

@@ -457,7 +457,7 @@ class _Walker:
                 if value is not None or not f.required:  # a null required field: below
                     self.value(value, f.type, (node, key, False))
         for name in message.required:
-            self._required(obj, spelled.get(name), name, node)
+            self._required(obj, spelled.get(name), message.fields[name].type, name, node)
         for group in message.oneofs:
             self._oneof(obj, group, spelled, node)
 
@@ -504,7 +504,9 @@ class _Walker:
         for index, element in enumerate(value):
             self.value(element, item, (node, index, False))
 
-    def _required(self, obj: Mapping[str, Any], used: str | None, name: str, node: _Node) -> None:
+    def _required(self, obj: Mapping[str, Any], used: str | None, t: _Type, name: str, node: _Node) -> None:
+        if used is None and t.kind == "map":
+            return  # ProtoJSON omits an empty map: absent is the empty map, which is allowed
         if used is None:
             self._add("error", (node, name, False), f"missing required member '{name}'", "required")
         elif obj[used] is None:

@@ -11,7 +11,8 @@ defective (no ``required`` arrays, dangling ``$ref``s; see
   proto (snake_case) name is accepted too, as a ``$ref`` alias of the camelCase
   property, because ProtoJSON parsers accept both; ``dependentSchemas`` forbids
   spelling one field both ways;
-* ``[(google.api.field_behavior) = REQUIRED]`` fields are required, non-null;
+* ``[(google.api.field_behavior) = REQUIRED]`` fields are required, non-null
+  (a REQUIRED map may be absent: ProtoJSON omits it when empty);
   required strings get ``minLength: 1`` and required repeated fields
   ``minItems: 1`` (spec section 5.7: "MUST be present and set", "Arrays marked as
   required MUST contain at least one element");
@@ -349,7 +350,11 @@ def message_schema(message: ProtoMessage, messages: dict[str, ProtoMessage]) -> 
         if camel != f.name:
             properties[f.name] = {"$ref": f"#/$defs/{message.name}/properties/{camel}"}
             dependent[f.name] = {"not": {"required": [camel]}}
-        if f.required and camel == f.name:
+        if f.required and f.label == "map":
+            # ProtoJSON omits an empty map, so an absent REQUIRED map is the empty
+            # map and valid (flow scopes); "REQUIRED" there only forbids null.
+            pass
+        elif f.required and camel == f.name:
             required.append(camel)
         elif f.required:
             all_of.append({"anyOf": [{"required": [camel]}, {"required": [f.name]}]})

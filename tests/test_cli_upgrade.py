@@ -220,12 +220,12 @@ def test_validate_command_text_json_and_exit_codes(tmp_path: Path) -> None:
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     good.write_text(CLEAN)
     broken = json.loads(CLEAN)
-    del broken["skills"][0]["tags"]
+    del broken["skills"][0]["name"]
     bad.write_text(json.dumps(broken))
     assert invoke("validate", str(good)).exit_code == 0
     result = invoke("validate", str(good), str(bad))
     assert result.exit_code == 1
-    assert f"{bad}: error: /skills/0/tags:" in result.stdout
+    assert f"{bad}: error: /skills/0/name: missing required member 'name' [required]" in result.stdout
     document = json.loads(invoke("validate", "--format", "json", str(bad)).stdout)
     assert document["cards"][0]["valid"] is False and document["cards"][0]["version"] == "1.0"
     assert invoke("validate", "--version", "0.3", str(good)).exit_code == 1

@@ -313,3 +313,35 @@ def test_refusal_for_no_0x_interface_names_the_gateway_option() -> None:
     retried = downgrade_text(read(REFUSED / "no-0x-interface.1.0.json"), "card.json", Options(interface_version="0.3"))
     assert retried.status == "changed"
     assert_valid_v03(json.loads(retried.new_text))
+
+
+# -- the hybrid merge itself ----------------------------------------------------------
+
+
+def test_hybrid_merge_keeps_1_0_and_puts_each_0_3_member_beside_its_counterpart() -> None:
+    from a2a_migrate.hybrid import merge
+
+    v1 = {"name": "A", "supportedInterfaces": [{"url": "u"}], "version": "1",
+          "securityRequirements": [{"schemes": {"d": {}}}, {"schemes": {"k": {}}}],
+          "skills": [{"id": "s", "securityRequirements": []}]}
+    v03 = {"name": "A-0.3", "url": "u", "protocolVersion": "0.3.0", "version": "1",
+           "securityRequirements": [{"schemes": {"k": {}}}], "security": [{"k": []}],
+           "skills": [{"id": "s", "security": []}]}
+    merged = merge(v1, v03)
+    assert list(merged) == ["name", "supportedInterfaces", "url", "protocolVersion", "version",
+                            "securityRequirements", "security", "skills"]
+    assert merged["name"] == "A"  # 1.0 wins
+    assert merged["securityRequirements"] == v1["securityRequirements"]  # lists of other lengths are not paired up
+    assert merged["skills"] == [{"id": "s", "securityRequirements": [], "security": []}]
+    assert v1["skills"] == [{"id": "s", "securityRequirements": []}]  # inputs untouched
+
+
+def test_hybrid_of_a_signed_1_0_card_drops_the_signature() -> None:
+    card = parse_plain(read(DOWN / "signed-card.1.0.json"), "signed-card.1.0.json")
+    result = upgrade(card, hybrid=True)
+    assert result.ok and result.target_version == "hybrid"
+    assert "signatures" not in result.card and "url" in result.card
+    assert [(n.severity, n.pointer) for n in result.notes if n.transform == "signatures"] == [("lossy", "/signatures/0")]
+    kept = upgrade(card, hybrid=True, keep_signatures=True)
+    assert kept.card["signatures"] == card["signatures"]
+    assert [n.severity for n in kept.notes if n.transform == "signatures"] == ["warning"]

@@ -7,7 +7,7 @@ member it replaces stood, and carry a YAML comment along with a renamed key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any
 
 Card = MutableMapping[str, Any]
@@ -70,3 +70,44 @@ def position(mapping: Card, key: str) -> int:
         if name == key:
             return index
     return len(mapping)
+
+
+def like(template: Any, items: Iterable[tuple[str, Any]] = ()) -> Any:
+    """A new mapping of the template's kind: a ruamel ``CommentedMap`` in a YAML card."""
+    mapping = type(template)() if _comments(template) is not None else {}
+    mapping.update(items)
+    return mapping
+
+
+def move_comment(source: Any, source_key: str, target: Any, target_key: str) -> None:
+    """Carry the end-of-line comment of ``source_key`` to ``target_key`` (YAML only).
+
+    The comment's column is reset: its line has changed, and ruamel would pad
+    the new line out to the old column.
+    """
+    comments, into = _comments(source), _comments(target)
+    if comments is None or into is None or source_key not in comments:
+        return
+    into[target_key] = _realigned(comments.pop(source_key))
+
+
+def _realigned(token: Any) -> Any:
+    """A comment whose line changed: two spaces before ``#`` (yamllint's rule), not the old column."""
+    for part in token:
+        if part is not None and hasattr(part, "column") and isinstance(getattr(part, "value", None), str):
+            part.column = 0
+            if part.value.startswith("#"):
+                part.value = " " + part.value
+    return token
+
+
+def renamed_copy(mapping: Any, renames: Mapping[str, str], drop: Iterable[str] = ()) -> Any:
+    """A copy of ``mapping`` with keys renamed in place and ``drop`` left out, comments kept."""
+    dropped = set(drop)
+    copy = like(mapping, ((renames.get(key, key), value) for key, value in mapping.items() if key not in dropped))
+    comments, into = _comments(mapping), _comments(copy)
+    if comments is not None and into is not None:
+        for key, token in comments.items():
+            if key not in dropped:
+                into[renames.get(key, key)] = _realigned(token) if key in renames else token
+    return copy

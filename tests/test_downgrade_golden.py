@@ -75,12 +75,7 @@ ONE_WAY: dict[str, str] = {
 }
 
 #: Cases whose reviewed expectation the tool does not meet yet (strict xfails).
-EXPECTED_FAILURES: dict[str, str] = {
-    "yaml-comment-on-renamed-member": (
-        "security_schemes.down builds each scheme as a new dict ({'type': ..., **renamed body}), so a YAML "
-        "comment beside apiKeySecurityScheme.location is lost instead of following it to 'in'"
-    ),
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 
 
 # -- 0.3 conformance, shared with the round-trip and property tests ------------

@@ -57,21 +57,6 @@ SUFFIXES = ("json", "yaml", "yml")
 
 #: Golden cases whose expected file is right and the tool's output is not (bug found by review).
 EXPECTED_FAILURES: dict[str, str] = {
-    "yaml-comments-on-moved-members": (
-        "YAML comments on members that a transform moves or renames are lost or misplaced: "
-        "the comment beside url lands beside supportedInterfaces: (padded to its old column), "
-        "the ones beside apiKey 'in' and beside a security item are dropped"
-    ),
-    "yaml-mode-words-flow-style": (
-        "media_types assigns a plain list, so a YAML flow sequence [text, image] comes out as a "
-        "block sequence and its end-of-line comment lands beside the key, padded to the old column"
-    ),
-    "hybrid-legacy-endpoint-other-version": (
-        "endpoints._same_endpoint ignores protocolVersion: a legacy url/preferredTransport/"
-        "protocolVersion 0.3.0 at the URL of a 1.0 interface is dropped as an 'info' copy, though "
-        "spec-mapping 4 makes interfaces equal only if url, binding, version and tenant are; the "
-        "0.3 interface is lost and a later downgrade finds no 0.x interface"
-    ),
 }
 
 #: Real cards the tool mishandles today (same contract as EXPECTED_FAILURES).

@@ -30,7 +30,7 @@ from typing import Any
 from a2a_migrate import bindings, edit
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
-from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS
+from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS, major_minor
 
 from .interface_protocol_version import legacy_version
 
@@ -77,13 +77,19 @@ def _key(interface: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(interface.get(k) for k in ("url", "protocolBinding", "protocolVersion", "tenant"))
 
 
-def _legacy_interfaces(card: Any, ctx: Context) -> list[tuple[str, dict[str, Any]]]:
-    """The 0.3 endpoint members as (pointer, 1.0 interface) pairs, primary first."""
-    found: list[tuple[str, dict[str, Any]]] = []
+def _legacy_interfaces(card: Any, ctx: Context) -> list[tuple[str, Any]]:
+    """The 0.3 endpoint members as (pointer, 1.0 interface) pairs, primary first.
+
+    In a YAML card the comments beside ``url``, ``preferredTransport`` and an
+    interface's ``transport`` follow them into the new interface.
+    """
+    found: list[tuple[str, Any]] = []
     url = card.get("url")
     if url is not None or "preferredTransport" in card:
-        primary: dict[str, Any] = {"url": url}
-        primary["protocolBinding"] = _binding(card.get("preferredTransport", bindings.JSONRPC), "/preferredTransport", ctx)
+        binding = _binding(card.get("preferredTransport", bindings.JSONRPC), "/preferredTransport", ctx)
+        primary = edit.like(card, [("url", url), ("protocolBinding", binding)])
+        edit.move_comment(card, "url", primary, "url")
+        edit.move_comment(card, "preferredTransport", primary, "protocolBinding")
         found.append(("/url", primary))
     extras = card.get("additionalInterfaces")
     for index, extra in enumerate(extras if isinstance(extras, list) else []):
@@ -91,25 +97,24 @@ def _legacy_interfaces(card: Any, ctx: Context) -> list[tuple[str, dict[str, Any
         if not isinstance(extra, Mapping):
             ctx.note(pointer, "error", f"additional interface {extra!r} is not an object")
             continue
-        interface = {key: value for key, value in extra.items() if key != "transport"}
-        interface["protocolBinding"] = _binding(extra.get("transport"), join(pointer, "transport"), ctx)
+        interface = edit.renamed_copy(extra, {"transport": "protocolBinding"})
+        edit.replace(interface, ["protocolBinding"], "protocolBinding",
+                     _binding(extra.get("transport"), join(pointer, "transport"), ctx))
         found.append((pointer, interface))
     return found
 
 
-def _with_version(interface: dict[str, Any], version: Any) -> dict[str, Any]:
-    if version is None or "protocolVersion" in interface:
-        return interface
-    ordered = {key: value for key, value in interface.items() if key != "tenant"}
-    ordered["protocolVersion"] = version
-    if "tenant" in interface:
-        ordered["tenant"] = interface["tenant"]
-    return ordered
+def _with_version(interface: Any, version: Any) -> Any:
+    """Give the interface the card's version, before any ``tenant`` (the proto's order)."""
+    if version is not None and "protocolVersion" not in interface:
+        at = edit.position(interface, "tenant")
+        edit.insert_at(interface, at, "protocolVersion", version)
+    return interface
 
 
 def _from_legacy(card: Any, ctx: Context) -> None:
     version = card.get("protocolVersion")
-    interfaces: list[dict[str, Any]] = []
+    interfaces: list[Any] = []
     for pointer, interface in _legacy_interfaces(card, ctx):
         interface = _with_version(interface, version)
         if not isinstance(interface.get("url"), str) or not interface["url"].strip():
@@ -119,6 +124,8 @@ def _from_legacy(card: Any, ctx: Context) -> None:
             ctx.note(pointer, "info", "interface repeats one already listed: not repeated")
             continue
         interfaces.append(interface)
+    if interfaces:
+        edit.move_comment(card, "protocolVersion", interfaces[0], "protocolVersion")
     legacy = [key for key in card if key in LEGACY_ENDPOINT_MEMBERS]
     edit.replace(card, legacy, "supportedInterfaces", interfaces)
     if interfaces:
@@ -126,10 +133,18 @@ def _from_legacy(card: Any, ctx: Context) -> None:
 
 
 def _same_endpoint(listed: Any, legacy: Mapping[str, Any], binding_given: bool) -> bool:
-    # A top-level url with no preferredTransport names no binding of its own.
+    """Whether a hybrid's 0.3 member only repeats a listed interface.
+
+    spec-mapping section 4: interfaces are equal iff url, binding, version and
+    tenant are; a top-level url with no preferredTransport names no binding of
+    its own, and a side without a version does not tell them apart.
+    """
     if not isinstance(listed, Mapping) or listed.get("url") != legacy.get("url"):
         return False
-    return not binding_given or listed.get("protocolBinding") == legacy.get("protocolBinding")
+    if binding_given and listed.get("protocolBinding") != legacy.get("protocolBinding"):
+        return False
+    versions = {major_minor(side.get("protocolVersion")) for side in (listed, legacy)} - {None}
+    return len(versions) <= 1
 
 
 def _strip_hybrid(card: Any, ctx: Context) -> None:
@@ -137,7 +152,7 @@ def _strip_hybrid(card: Any, ctx: Context) -> None:
     version = card.get("protocolVersion")
     for index, interface in enumerate(interfaces):
         if isinstance(interface, Mapping) and "protocolVersion" not in interface and version is not None:
-            interfaces[index] = _with_version(dict(interface), version)
+            _with_version(interface, version)
             ctx.note(join("/supportedInterfaces", index, "protocolVersion"), "assumed",
                      f"interface had no protocolVersion: the card's {version!r} used")
     for pointer, interface in _legacy_interfaces(card, ctx):

@@ -54,7 +54,10 @@ def _normalize(holder: Any, member: str, pointer: str, ctx: Context) -> None:
         return
     converted = _media_types(modes, pointer, ctx)
     if converted != holder[member]:
-        holder[member] = converted
+        if isinstance(holder[member], list):
+            holder[member][:] = converted  # in place: a YAML flow list stays a flow list
+        else:
+            holder[member] = converted
 
 
 def _new_position(card: Any, member: str) -> int:

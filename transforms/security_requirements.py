@@ -34,12 +34,18 @@ def scopes_of(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
-def to_v1(requirement: Mapping[str, Any]) -> dict[str, Any]:
-    """``{"oauth": ["read"]}`` -> ``{"schemes": {"oauth": {"list": ["read"]}}}``; ``{}`` stays ``{}``."""
-    pairs = requirement["schemes"].items() if is_proto_shaped(requirement) else requirement.items()
-    schemes = {name: ({"list": scopes_of(value)} if scopes_of(value) else {}) for name, value in pairs}
+def to_v1(requirement: Mapping[str, Any]) -> Any:
+    """``{"oauth": ["read"]}`` -> ``{"schemes": {"oauth": {"list": ["read"]}}}``; ``{}`` stays ``{}``.
+
+    In a YAML card a comment beside a scheme name stays beside it.
+    """
+    holder = requirement["schemes"] if is_proto_shaped(requirement) else requirement
+    schemes = edit.like(holder, [(name, {"list": scopes_of(value)} if scopes_of(value) else {})
+                                 for name, value in holder.items()])
+    for name in holder:
+        edit.move_comment(holder, name, schemes, name)
     # ProtoJSON omits an empty map: the requirement that needs nothing is {}.
-    return {"schemes": schemes} if schemes else {}
+    return edit.like(requirement, [("schemes", schemes)]) if schemes else edit.like(requirement)
 
 
 def to_v03(requirement: Mapping[str, Any]) -> dict[str, list[Any]]:

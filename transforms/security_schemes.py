@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from a2a_migrate import requirements
+from a2a_migrate import edit, requirements
 from a2a_migrate.cardtree import SCHEME_WRAPPERS, WRAPPER_TYPES
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
@@ -32,26 +32,22 @@ _RENAMED_UP = {"in": "location"}
 _RENAMED_DOWN = {"location": "in"}
 
 
-def _rename(body: Mapping[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
-    return {renames.get(key, key): value for key, value in body.items()}
-
-
 def _wrap(scheme: Mapping[str, Any], pointer: str, ctx: Context) -> dict[str, Any] | None:
     """The 1.0 form of a 0.3 scheme object, or None when its type means nothing."""
     raw = scheme.get("type")
     word = raw.strip().lower() if isinstance(raw, str) else ""
-    body = _rename({key: value for key, value in scheme.items() if key != "type"}, _RENAMED_UP)
+    body = edit.renamed_copy(scheme, _RENAMED_UP, drop=["type"])
     if word in _HTTP_WORDS:
         body.setdefault("scheme", _HTTP_WORDS[word])
         ctx.note(join(pointer, "type"), "assumed", f"type {raw!r} read as HTTP {_HTTP_WORDS[word]} authentication")
-        return {SCHEME_WRAPPERS["http"]: body}
+        return edit.like(scheme, [(SCHEME_WRAPPERS["http"], body)])
     type_ = _TYPES.get(word)
     if type_ is None:
         return None
     if type_ != raw:
         ctx.note(join(pointer, "type"), "assumed", f"type {raw!r} read as {type_!r}")
     ctx.note(join(pointer, "type"), "info", f"type {type_!r} written as the {SCHEME_WRAPPERS[type_]} member")
-    return {SCHEME_WRAPPERS[type_]: body}
+    return edit.like(scheme, [(SCHEME_WRAPPERS[type_], body)])
 
 
 def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None:
@@ -96,9 +92,12 @@ def up(card: Any, ctx: Context) -> None:
                 schemes[name] = wrapped
 
 
-def _unwrap(scheme: Mapping[str, Any], wrapper: str, hybrid: bool) -> dict[str, Any]:
-    flat = {"type": WRAPPER_TYPES[wrapper], **_rename(scheme[wrapper], _RENAMED_DOWN)}
-    return {wrapper: scheme[wrapper], **flat} if hybrid else flat
+def _unwrap(scheme: Mapping[str, Any], wrapper: str, hybrid: bool) -> Any:
+    flat = edit.renamed_copy(scheme[wrapper], _RENAMED_DOWN)  # keeps YAML comments, renamed keys too
+    edit.insert_at(flat, 0, "type", WRAPPER_TYPES[wrapper])
+    if hybrid:
+        edit.insert_at(flat, 0, wrapper, scheme[wrapper])
+    return flat
 
 
 def down(card: Any, ctx: Context) -> None:

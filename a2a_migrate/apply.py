@@ -131,8 +131,9 @@ class Patcher:
     def get(self, path: str) -> Any:
         """The value at ``path``."""
         node: Any = self.root
-        for depth, token in enumerate(_tokens(path)):
-            node = self._get(node, token, jp.join("", *_tokens(path)[: depth + 1]))
+        tokens = _tokens(path)
+        for depth, token in enumerate(tokens):
+            node = self._get(node, token, jp.join("", *tokens[: depth + 1]))
         return node
 
     def _parent(self, path: str) -> tuple[Any, str]:
@@ -185,39 +186,46 @@ class Patcher:
         return value
 
     def _move(self, source: str, path: str) -> None:
+        """RFC 6902 move: remove at ``source``, then add at ``path`` (read after the removal)."""
+        value = self.get(source)
         if source == path:
-            self.get(source)
             return
         if path.startswith(source + "/"):
             raise _Failure(f"{source} cannot be moved into itself")
         from_parent, from_token = self._parent(source)
         to_parent, to_token = self._parent(path)
-        self._get(from_parent, from_token, source)
         if from_parent is to_parent and isinstance(from_parent, dict):
             if to_token not in from_parent:
                 self._added.add((id(from_parent), to_token))
             edit.rename(from_parent, from_token, to_token)  # in place, comment and all
             return
-        if isinstance(to_parent, list) and to_token != "-":
-            limit = len(to_parent) - (1 if from_parent is to_parent else 0)
-            _index(to_token, limit, path)  # check before anything moves
-        value = self._remove(source)
-        self._add(path, value)
+        position = list(from_parent).index(from_token) if isinstance(from_parent, dict) else int(from_token)
+        removed = len(self._removed)
+        self._remove(source)
+        try:
+            self._add(path, value)
+        except _Failure:
+            del self._removed[removed:]
+            if isinstance(from_parent, list):
+                from_parent.insert(position, value)
+            else:
+                edit.insert_at(from_parent, position, from_token, value)
+            raise
 
     def hand_on_comments(self) -> None:
-        """Give a removed member's YAML comment to the new member that now follows its predecessor."""
+        """Give a removed member's YAML comment to the new member now standing in its place.
+
+        Its place is right after the member that preceded it (first, if none
+        did), as :func:`a2a_migrate.edit.replace` does for the transforms.
+        """
         for removed in self._removed:
-            mapping, comments = removed.mapping, _comments(removed.mapping)
-            if removed.key in mapping:
+            mapping, keys = removed.mapping, list(removed.mapping)
+            if removed.key in mapping or (removed.before is not None and removed.before not in mapping):
                 continue
-            keys = list(mapping)
-            position = keys.index(removed.before) + 1 if removed.before in mapping else 0
-            if removed.before is not None and removed.before not in mapping:
-                continue
-            if position < len(keys):
-                successor = keys[position]
-                if (id(mapping), successor) in self._added and successor not in comments:
-                    comments[successor] = removed.comment
+            position = 0 if removed.before is None else keys.index(removed.before) + 1
+            comments = _comments(mapping)
+            if position < len(keys) and (id(mapping), keys[position]) in self._added and keys[position] not in comments:
+                comments[keys[position]] = removed.comment
 
 
 class _Failure(Exception):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from a2a_migrate import edit, io
 from a2a_migrate import pointer as jp
-from a2a_migrate.batch import Outcome
+from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note
 from a2a_migrate.engine import Change
 from a2a_migrate.versions import UNKNOWN, detect_version
@@ -94,7 +94,7 @@ class Patcher:
 
     root: MutableMapping[str, Any]
     _removed: list[_Removed] = field(default_factory=list)
-    _added: set[tuple[int, str]] = field(default_factory=set)
+    _added: list[tuple[Any, str]] = field(default_factory=list)  # (mapping, key) of new members
 
     def apply(self, ops: Sequence[Any], *, skip_failures: bool = False) -> list[PatchError]:
         """Apply ``ops`` in order. Raises the first :class:`PatchError`, or with
@@ -168,7 +168,7 @@ class Patcher:
             parent.insert(len(parent) if token == "-" else _index(token, len(parent), path), value)
             return
         if token not in parent:
-            self._added.add((id(parent), token))
+            self._added.append((parent, token))
         parent[token] = value
 
     def _remove(self, path: str) -> Any:
@@ -196,7 +196,7 @@ class Patcher:
         to_parent, to_token = self._parent(path)
         if from_parent is to_parent and isinstance(from_parent, dict):
             if to_token not in from_parent:
-                self._added.add((id(from_parent), to_token))
+                self._added.append((from_parent, to_token))
             edit.rename(from_parent, from_token, to_token)  # in place, comment and all
             return
         position = list(from_parent).index(from_token) if isinstance(from_parent, dict) else int(from_token)
@@ -224,8 +224,12 @@ class Patcher:
                 continue
             position = 0 if removed.before is None else keys.index(removed.before) + 1
             comments = _comments(mapping)
-            if position < len(keys) and (id(mapping), keys[position]) in self._added and keys[position] not in comments:
+            if position < len(keys) and self._is_new(mapping, keys[position]) and keys[position] not in comments:
                 comments[keys[position]] = removed.comment
+
+
+    def _is_new(self, mapping: Any, key: str) -> bool:
+        return any(parent is mapping and name == key for parent, name in self._added)
 
 
 class _Failure(Exception):
@@ -394,10 +398,15 @@ def by_transform(ops: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:
 # -- applying to card files ----------------------------------------------------------
 
 
-def apply_card(card: CardPlan, *, force: bool = False) -> Outcome:
+def apply_card(card: CardPlan, migration: Job | None = None, *, force: bool = False) -> Outcome:
     """Apply one card's reviewed patch to its file's text; nothing is written here.
 
-    The outcome's status is ``changed`` (``new_text`` is to be written),
+    ``migration`` is the plan's direction and options. When the patch is
+    applied exactly as planned to the card it was planned for, the text is the
+    migration's own (run again, and used only if it gives exactly the patched
+    value), so layout choices the patch cannot carry (where a YAML comment or
+    a quoting style went) are the migration's; otherwise the patch is applied
+    in place to the card's working copy. The outcome's status is ``changed`` (``new_text`` is to be written),
     ``unchanged``, ``skipped`` (the card was refused when planned) or
     ``failed`` (``error`` and the error notes say why); its notes report what
     was left out, edited or added by the reviewer, and what ``force`` skipped.
@@ -412,14 +421,17 @@ def apply_card(card: CardPlan, *, force: bool = False) -> Outcome:
         outcome.error = str(error)
         return outcome
     outcome.old_text = outcome.new_text = text
-    if card.sha256 is not None and sha256(text) != card.sha256:
+    drifted = card.sha256 is not None and sha256(text) != card.sha256
+    if drifted:
         if not force:
             outcome.error = "the card changed since the plan was made (its SHA-256 differs); --force applies the plan anyway"
             return outcome
         outcome.notes.append(Note("warning", "apply", "", "the card changed since the plan was made: applied anyway (--force)"))
     matched = review(((p.transform, p.op) for p in card.planned), card.patch)
     outcome.notes.extend(_review_notes(matched, card.patch))
-    return _apply_to_text(outcome, text, card.patch, matched.transforms, card.layout, card.target_version, force)
+    as_planned = not drifted and not (matched.left_out or matched.edited or matched.added)
+    return _apply_to_text(outcome, text, card.patch, matched.transforms, card.layout, card.target_version, force,
+                          migration if as_planned else None)
 
 
 def apply_patch(path: str, patch: Sequence[Any], *, force: bool = False) -> Outcome:
@@ -440,7 +452,8 @@ def apply_patch(path: str, patch: Sequence[Any], *, force: bool = False) -> Outc
 
 
 def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms: Sequence[str],
-                   layout: Mapping[str, Sequence[str]], target: str | None, force: bool) -> Outcome:
+                   layout: Mapping[str, Sequence[str]], target: str | None, force: bool,
+                   migration: Job | None = None) -> Outcome:
     try:
         document = io.parse(text, outcome.name)
     except io.CardError as error:
@@ -471,9 +484,21 @@ def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms
         outcome.notes.extend(version_errors)
         outcome.error = f"the result is not a valid {version} card; nothing was written"
         return outcome
-    outcome.new_text = document.render()
+    outcome.new_text = _migrated_text(text, outcome.name, plain, migration) if migration and not skipped else None
+    outcome.new_text = outcome.new_text or document.render()
     outcome.status = "changed" if outcome.new_text != text else "unchanged"
     return outcome
+
+
+def _migrated_text(text: str, name: str, value: Any, migration: Job) -> str | None:
+    """The migration's own text for ``text``, if its value is exactly ``value``."""
+    rerun = migrate_text(text, name, migration)
+    if rerun.status not in ("changed", "unchanged"):
+        return None
+    try:
+        return rerun.new_text if json_equal(io.parse(rerun.new_text, name).original, value) else None
+    except io.CardError:
+        return None
 
 
 def _review_notes(matched: Review, patch: Sequence[Any]) -> list[Note]:

@@ -74,6 +74,13 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
     outcome = Outcome(name, "unchanged", result.source_version, result.target_version,
                       result.notes, result.changes, text, text)
     refused = not result.ok or (job.strict and any(n.severity == "lossy" for n in result.notes))
+    if not refused and result.changed:  # issue 7: sign the final card (nothing to do without --sign-key)
+        from a2a_migrate.cli_signing import sign_result
+
+        signed = sign_result(document.data, job.options)
+        outcome.notes.extend(signed.notes)
+        outcome.changes.extend(Change("sign", op) for op in signed.ops)
+        refused = not signed.ok
     if refused:
         outcome.status = "failed"
     elif result.changed:

@@ -52,6 +52,8 @@ def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | N
 
 
 def _migration_options(command: F) -> F:
+    from a2a_migrate.cli_signing import sign_options  # issue 7: re-signing
+
     decorators = [
         click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
         click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -74,6 +76,7 @@ def _migration_options(command: F) -> F:
                      help="Write results even if they fail the target version's rules (normally refused)."),
         click.option("--keep-signatures", is_flag=True,
                      help="Keep existing signatures (they no longer verify) instead of dropping them."),
+        sign_options,  # issue 7: --sign-key, --kid, --jku, --alg (a2a_migrate/cli_signing.py)
         click.option("--include", "include", multiple=True, metavar="GLOB",
                      help="In folders, also process files matching GLOB (repeatable)."),
         click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
@@ -159,9 +162,13 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
              default_version: str | None, default_url: str | None, keep_signatures: bool,
              include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
              **extra: Any) -> int:
+    from a2a_migrate.cli_signing import pop_signing_request, with_signing  # issue 7: re-signing
+
+    sign_request = pop_signing_request(extra)  # issue 7: reads and checks the key (exit 2 if unusable)
     options = Options(interface_version=interface_version, default_name=default_name,
                       default_description=default_description, default_version=default_version,
                       default_url=default_url, keep_signatures=keep_signatures, **extra)
+    options = with_signing(options, sign_request)  # issue 7: batch.migrate_text signs what it writes
     run = _Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, strict, options,
                include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0))
     return _execute(run)
@@ -372,3 +379,10 @@ def validate_command(paths: Sequence[str], version: str | None, output_format: s
         click.echo(json.dumps({"cards": results}, indent=2, ensure_ascii=False))
     click.echo(f"{len(results) - invalid} valid, {invalid} invalid" + (f", {unreadable} unreadable" if unreadable else ""), err=True)
     sys.exit(EXIT_INPUT if unreadable else EXIT_CHECK if invalid else EXIT_OK)
+
+
+# -- issue 7: the signing commands (a2a_migrate/cli_signing.py) -------------------------
+from a2a_migrate import cli_signing  # noqa: E402  (after main: cli_signing must not import cli)
+
+main.add_command(cli_signing.sign_command)
+main.add_command(cli_signing.verify_command)

@@ -32,3 +32,16 @@ def test_never_raised_to_1_0_unless_declared() -> None:
 
 def test_a_version_that_is_no_version_is_refused() -> None:
     assert brief(run(interface_protocol_version, card("latest"))[1]) == [("error", "/supportedInterfaces/0/protocolVersion")]
+
+
+def test_a_0_3_card_claiming_1_0_is_warned() -> None:
+    from a2a_migrate.context import Context, Options
+
+    upgraded = card("1.0.0")
+    ctx = Context(Options(), original={"url": "u", "protocolVersion": "1.0.0"})
+    ctx.transform = "interface_protocol_version"
+    interface_protocol_version.up(upgraded, ctx)
+    assert upgraded == card("1.0")
+    assert brief(ctx.notes) == [("info", "/supportedInterfaces/0/protocolVersion"),
+                                ("warning", "/supportedInterfaces/0/protocolVersion")]
+    assert "--interface-version 0.3" in ctx.notes[1].message

@@ -49,3 +49,15 @@ def test_down_hybrid_writes_both_shapes() -> None:
     out, _ = run(security_schemes, card, "down", hybrid=True)
     assert out["securitySchemes"]["s"] == {"apiKeySecurityScheme": {"location": "query", "name": "k"},
                                           "type": "apiKey", "in": "query", "name": "k"}
+
+
+def test_hybrid_leftovers_fold_into_the_wrapper_or_are_reported() -> None:
+    scheme = {"httpAuthSecurityScheme": {"scheme": "Bearer"}, "type": "http", "scheme": "Bearer", "bearerFormat": "JWT"}
+    out, notes = run(security_schemes, {"securitySchemes": {"s": scheme}})
+    assert out == {"securitySchemes": {"s": {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}}}}
+    assert brief(notes) == [("info", "/securitySchemes/s/type"), ("info", "/securitySchemes/s/scheme"),
+                            ("assumed", "/securitySchemes/s/bearerFormat")]
+    disagreeing = {"apiKeySecurityScheme": {"location": "header", "name": "X-New"}, "type": "apiKey", "in": "query", "name": "old"}
+    out, notes = run(security_schemes, {"securitySchemes": {"k": disagreeing}})
+    assert out == {"securitySchemes": {"k": {"apiKeySecurityScheme": {"location": "header", "name": "X-New"}}}}
+    assert brief(notes) == [("info", "/securitySchemes/k/type"), ("lossy", "/securitySchemes/k/in"), ("lossy", "/securitySchemes/k/name")]

@@ -49,3 +49,10 @@ def test_bad_tags_are_dropped_and_good_ones_kept() -> None:
 def test_numeric_id_becomes_a_string() -> None:
     out, notes = run(skill_members, {"skills": [{"id": 7, "name": "A", "description": "d", "tags": ["t"]}]})
     assert out["skills"][0]["id"] == "7" and brief(notes) == [("assumed", "/skills/0/id")]
+
+
+def test_object_examples_become_their_json_text() -> None:
+    skill = {"id": "a", "name": "A", "description": "d", "tags": ["t"], "examples": ["hi", {"input": "2+2", "output": "4"}]}
+    out, notes = run(skill_members, {"skills": [skill]})
+    assert out["skills"][0]["examples"] == ["hi", '{"input": "2+2", "output": "4"}']
+    assert brief(notes) == [("assumed", "/skills/0/examples/1")]

@@ -53,6 +53,15 @@ def _normalize(interface: Any, pointer: str, declared: str | None, ctx: Context)
     elif version != raw:
         _set(interface, version)
         ctx.note(pointer, "info", f"protocol version {raw!r} written as {version!r} (spec 3.6: no patch numbers)")
+    if version is not None and not is_legacy(version) and _was_0_3_shaped(ctx):
+        ctx.note(pointer, "warning", f"the 0.3-shaped card claimed protocol {raw!r}: kept, but a server that still "
+                                     "speaks 0.3 must say so (--interface-version 0.3), or 1.0 clients will fail")
+
+
+def _was_0_3_shaped(ctx: Context) -> bool:
+    # spec-mapping 9: a card is configuration; a 0.3 card labelled 1.x often fronts a 0.3 server.
+    original = ctx.original
+    return isinstance(original, Mapping) and "supportedInterfaces" not in original and "supported_interfaces" not in original
 
 
 def declared_version(options: Options) -> str | None:

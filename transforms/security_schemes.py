@@ -30,6 +30,9 @@ _NO_AUTH = {"none", "public", "anonymous", "noauth"}
 #: Members that a 0.3 scheme object has beside ``type``, renamed for 1.0.
 _RENAMED_UP = {"in": "location"}
 _RENAMED_DOWN = {"location": "in"}
+#: Members a 0.3 scheme object may carry (v0.3 schema, all five kinds).
+_LEGACY_MEMBERS = frozenset({"type", "in", "name", "description", "scheme", "bearerFormat", "flows",
+                             "oauth2MetadataUrl", "openIdConnectUrl"})
 
 
 def _wrap(scheme: Mapping[str, Any], pointer: str, ctx: Context) -> dict[str, Any] | None:
@@ -51,10 +54,27 @@ def _wrap(scheme: Mapping[str, Any], pointer: str, ctx: Context) -> dict[str, An
 
 
 def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None:
-    # A hybrid entry carries the 0.3 members beside the wrapper: they only repeat it.
-    for key in [key for key in scheme if key != wrapper and key in ("type", "in", *scheme[wrapper], "name")]:
-        del scheme[key]
-        ctx.note(join(pointer, key), "info", f"0.3 member {key} dropped beside {wrapper}")
+    """A hybrid entry carries 0.3 members beside the wrapper: fold them into it.
+
+    A member the wrapper lacks moves in (``bearerFormat`` beside
+    ``httpAuthSecurityScheme``); one that repeats it goes; one that says
+    otherwise goes with a lossy note (the 1.0 member wins, as 1.0 readers see it).
+    """
+    body = scheme[wrapper]
+    legacy = [key for key in scheme if key != wrapper and key in _LEGACY_MEMBERS]
+    for key in legacy:
+        value, name = scheme.pop(key), _RENAMED_UP.get(key, key)
+        where = join(pointer, key)
+        if key == "type":
+            same = _TYPES.get(str(value).strip().lower()) == WRAPPER_TYPES[wrapper]
+            ctx.note(where, "info" if same else "lossy", f"0.3 type {value!r} dropped beside {wrapper}")
+        elif name not in body and isinstance(body, MutableMapping):
+            body[name] = value
+            ctx.note(where, "assumed", f"0.3 member {key} moved into {wrapper} as {name}")
+        elif body.get(name) == value:
+            ctx.note(where, "info", f"0.3 member {key} dropped beside {wrapper}: it repeats {name}")
+        else:
+            ctx.note(where, "lossy", f"0.3 member {key} ({value!r}) dropped: {wrapper}.{name} says {body.get(name)!r}")
 
 
 def _remove_no_auth(card: Any, name: str, pointer: str, ctx: Context) -> None:

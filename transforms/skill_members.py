@@ -5,12 +5,14 @@ v1.0 ``a2a.proto`` and in the v0.3 schema, and spec v1.0 section 5.7 says a
 required array "MUST contain at least one element". Real cards leave them out
 or list skills as bare strings. What has one obvious value is filled in with
 an ``assumed`` note (an id from the name, tags from the id and name: a skill
-without tags is not found in catalogues); ``skills`` that is not a list is
+without tags is not found in catalogues; ``examples`` that are objects become
+their JSON text, since examples are strings in both versions); ``skills`` that is not a list is
 refused.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, MutableMapping
 from typing import Any
@@ -83,6 +85,19 @@ def _fill_tags(skill: Any, pointer: str, ctx: Context) -> None:
     ctx.note(join(pointer, "tags"), "assumed", f"skill has no tags: derived {derived} from its id and name")
 
 
+def _stringify_examples(skill: Any, pointer: str, ctx: Context) -> None:
+    """``examples`` are strings in both versions; an object example is written as its JSON text."""
+    examples = skill.get("examples")
+    if isinstance(examples, str):
+        skill["examples"] = [examples]
+        ctx.note(join(pointer, "examples"), "assumed", "examples given as a string: written as a list")
+        return
+    for index, example in enumerate(examples if isinstance(examples, list) else []):
+        if not isinstance(example, str) and example is not None:
+            examples[index] = json.dumps(example, ensure_ascii=False)
+            ctx.note(join(pointer, "examples", index), "assumed", "example that is not a string written as its JSON text")
+
+
 def _text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
@@ -107,6 +122,7 @@ def _repair(card: Any, ctx: Context, *, fill_tags: bool) -> None:
             continue
         if _fill_identity(skill, pointer, ctx) and fill_tags:
             _fill_tags(skill, pointer, ctx)
+            _stringify_examples(skill, pointer, ctx)
         elif "tags" not in skill:
             skill["tags"] = []  # 0.3 requires the member; 1.0 writers omit it when empty
     _dedupe_ids(skills, ctx)

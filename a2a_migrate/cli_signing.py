@@ -1,0 +1,210 @@
+"""The signing commands (``sign``, ``verify``) and the re-signing options of migrations.
+
+:func:`sign_options` adds ``--sign-key/--kid/--jku/--alg`` to ``upgrade`` and
+``downgrade``; :func:`pop_signing_request` turns them into a
+:class:`~a2a_migrate.signing.SigningRequest`, and :func:`sign_result` is the
+hook :func:`a2a_migrate.batch.migrate_text` calls to sign a migrated card
+before it is rendered. The cryptography lives in :mod:`a2a_migrate.signing`
+and is imported only when a key is used.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from a2a_migrate import discover, io, signing
+from a2a_migrate.context import Options
+from a2a_migrate.signing import with_signing
+
+__all__ = ["pop_signing_request", "sign_command", "sign_options", "sign_result", "verify_command", "with_signing"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+# The exit codes of a2a_migrate.cli (not imported: cli imports this module).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
+
+
+class SigningUsageError(click.ClickException):
+    """A one-line error (``Error: ...``) with the usage exit code 2."""
+
+    exit_code = EXIT_USAGE
+
+
+_ALG = click.Choice(list(signing.ALGORITHMS))
+
+
+def sign_options(command: F) -> F:
+    """Add ``--sign-key``, ``--kid``, ``--jku`` and ``--alg`` to a migration command."""
+    decorators = [
+        click.option("--sign-key", "sign_key", metavar="FILE", type=click.Path(dir_okay=False),
+                     help="Sign each card written with this private key (PEM or JWK file); old signatures are "
+                          "dropped unless --keep-signatures. Needs the 'sign' extra."),
+        click.option("--kid", "sign_kid", metavar="ID",
+                     help="Key id for the signature's header (default: the JWK's kid)."),
+        click.option("--jku", "sign_jku", metavar="URL", help="URL of the JWK Set that holds the public key (https)."),
+        click.option("--alg", "sign_alg", type=_ALG, default=None,
+                     help="JWS algorithm (default: from the key: ES256/ES384/ES512 by curve, RS256, EdDSA)."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def pop_signing_request(options: dict[str, Any]) -> signing.SigningRequest | None:
+    """Take the :func:`sign_options` values out of a command's keyword arguments."""
+    key_file = options.pop("sign_key", None)
+    kid, jku, alg = options.pop("sign_kid", None), options.pop("sign_jku", None), options.pop("sign_alg", None)
+    if key_file is None:
+        given = [name for name, value in (("--kid", kid), ("--jku", jku), ("--alg", alg)) if value is not None]
+        if given:
+            raise SigningUsageError(f"{', '.join(given)} only make sense with --sign-key")
+        return None
+    return _request(key_file, kid, alg, jku)
+
+
+def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None) -> signing.SigningRequest:
+    try:
+        return signing.signing_request(key_file, kid, alg, jku)
+    except signing.SigningError as error:
+        raise SigningUsageError(str(error)) from None
+
+
+def sign_result(card: Any, options: Options) -> signing.SignResult:
+    """Sign a migrated card in place if the options carry a signing request.
+
+    Returns the notes (``info`` on success, ``warning`` for verifiers that will
+    disagree, ``error`` when the card cannot be signed) and the RFC 6902
+    operation that adds the signature.
+    """
+    try:
+        return signing.sign_migrated(card, options)
+    except signing.MissingExtra as error:  # checked when the key was read; kept for API callers
+        from a2a_migrate.context import Note
+
+        return signing.SignResult([Note("error", "sign", "/signatures", str(error))])
+
+
+def _card_paths(paths: Sequence[str]) -> Iterator[str]:
+    """Each named file, ``-``, and the card files of each named folder."""
+    for raw in paths:
+        if Path(raw).is_dir():
+            yield from (str(path) for path, chosen in discover.walk(Path(raw)) if chosen)
+        else:
+            yield raw
+
+
+def _read(name: str) -> io.Document:
+    return io.parse(sys.stdin.read() if name == "-" else io.read_text(Path(name)), name)
+
+
+@click.command("sign")
+@click.argument("paths", nargs=-1, required=True, metavar="CARD...")
+@click.option("--key", "key_file", required=True, metavar="FILE", type=click.Path(dir_okay=False),
+              help="The private key: PEM (PKCS#8, SEC1 or PKCS#1, unencrypted) or a JWK file.")
+@click.option("--kid", metavar="ID", help="Key id for the signature's header (default: the JWK's kid).")
+@click.option("--jku", metavar="URL", help="URL of the JWK Set that holds the public key (https).")
+@click.option("--alg", type=_ALG, default=None,
+              help="JWS algorithm (default: from the key: ES256/ES384/ES512 by curve, RS256, EdDSA).")
+@click.option("--replace", is_flag=True, help="Remove the card's existing signatures first.")
+def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str | None, alg: str | None,
+                 replace: bool) -> None:
+    """Sign Agent Cards (spec 8.4): a detached JWS over the RFC 8785 form of the card.
+
+    The signature is added to the card's signatures (one of the same kid is
+    replaced), in place and atomically, keeping the file's layout. CARD is a
+    card file, a folder (its card files) or - (stdin to stdout).
+    """
+    request = _request(key_file, kid, alg, jku)
+    signed = failed = 0
+    for name in _card_paths(paths):
+        try:
+            document = _read(name)
+            pointer, _ = signing.add_signature(document.data, signing.sign(document.data, request), replace=replace)
+            text = document.render()
+            if name == "-":
+                sys.stdout.write(text)
+            else:
+                io.write_atomic(Path(name), text)
+        except signing.MissingExtra as error:
+            raise SigningUsageError(str(error)) from None
+        except (io.CardError, signing.SigningError) as error:
+            click.echo(f"{name}: error: {error}", err=True)
+            failed += 1
+            continue
+        signed += 1
+        click.echo(f"{name}: signed ({request.describe()}) at {pointer}", err=True)
+        for text in signing.interop_warnings(document.data):
+            click.echo(f"{name}: warning: {text}", err=True)
+    card = "card" if signed == 1 else "cards"
+    click.echo(f"{signed} {card} signed" + (f", {failed} failed" if failed else ""), err=True)
+    sys.exit(EXIT_INPUT if failed else EXIT_OK)
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, required=True, metavar="CARD...")
+@click.option("--key", "key_files", multiple=True, metavar="FILE", type=click.Path(dir_okay=False),
+              help="A public key: PEM (key or certificate; a private key works too) or JWK / JWK Set. Repeatable.")
+@click.option("--jwks", "jwks_files", multiple=True, metavar="FILE", type=click.Path(dir_okay=False),
+              help="A file holding a JWK Set; keys are matched by kid. Repeatable.")
+@click.option("--fetch-jku", is_flag=True,
+              help="Fetch the JWK Set at each signature's jku (https; never followed through redirects). Its keys "
+                   "prove only that whoever serves that URL signed: trust only jku URLs you recognise.")
+@click.option("--jku-timeout", type=click.FloatRange(min=0.01), default=signing.JKU_TIMEOUT, show_default=True,
+              metavar="SECONDS", help="Time limit for fetching one jku, all of it.")
+@click.option("--jku-max-bytes", type=click.IntRange(min=1), default=signing.JKU_MAX_BYTES, show_default=True,
+              metavar="N", help="Size limit of a fetched JWK Set.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              help="text: one line per signature on stdout; json: one document for machines.")
+def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: Sequence[str], fetch_jku: bool,
+                   jku_timeout: float, jku_max_bytes: int, output_format: str) -> None:
+    """Check the signatures of Agent Cards (spec 8.4.3).
+
+    One line per signature: verified, or failed with a reason: not-a-jws,
+    unsupported (alg), wrong-key, content-changed, or other-form (it signs a
+    canonical form other than the spec's, such as the a2a-sdk's). Exit 1 when
+    any card has no valid signature, 123 when a card cannot be read.
+    """
+    if not (key_files or jwks_files or fetch_jku):
+        raise SigningUsageError("give the keys to check with: --key FILE, --jwks FILE or --fetch-jku")
+    try:
+        keys = [key for path in (*key_files, *jwks_files) for key in signing.load_keys(signing.read_key_file(path), path)]
+    except signing.SigningError as error:
+        raise SigningUsageError(str(error)) from None
+    fetch = signing.key_fetcher(jku_timeout, jku_max_bytes) if fetch_jku else None
+    cards: list[dict[str, Any]] = []
+    unreadable = unverified = 0
+    for name in _card_paths(paths):
+        try:
+            card = io.to_plain(_read(name).data)
+        except io.CardError as error:
+            click.echo(f"{name}: error: {error}", err=True)
+            unreadable += 1
+            continue
+        try:
+            checks = signing.verify(card, keys, fetch)
+        except signing.MissingExtra as error:
+            raise SigningUsageError(str(error)) from None
+        verified = any(check.valid for check in checks)
+        unverified += not verified
+        cards.append({"path": name, "verified": verified, "signatures": [check.as_dict() for check in checks]})
+        if output_format == "text":
+            _print_checks(name, card, checks)
+    if output_format == "json":
+        click.echo(json.dumps({"cards": cards}, indent=2, ensure_ascii=False))
+    summary = f"{len(cards) - unverified} verified, {unverified} not verified"
+    click.echo(summary + (f", {unreadable} unreadable" if unreadable else ""), err=True)
+    sys.exit(EXIT_INPUT if unreadable else EXIT_FAILED if unverified else EXIT_OK)
+
+
+def _print_checks(name: str, card: Any, checks: Sequence[signing.Check]) -> None:
+    if not checks:
+        singular = " (its 'signature' member is not the spec's 'signatures')" if card.get("signature") else ""
+        click.echo(f"{name}: no signatures{singular}")
+    for check in checks:
+        verdict = check.message if check.valid else f"failed [{check.reason}]: {check.message}"
+        click.echo(f"{name}: {check.pointer}: {verdict}")

@@ -9,9 +9,12 @@ rewrites only what changed, in the file's own layout, with its YAML comments.
 JSON objects are unordered, so a patch cannot say where a new member goes: the
 applier appends it, renames a member in place when a ``move`` stays inside one
 object, and then puts members in the order the plan's ``layout`` records (the
-order the migration itself wrote). A YAML comment beside a removed member goes
-to the new member that takes its place, as the transforms' own edits do
-(:func:`a2a_migrate.edit.replace`).
+order the migration itself wrote). In YAML a patch that removes a string and
+adds it again elsewhere has moved it: it keeps its quoting and its comment
+(``url: ... # prod`` stays commented inside ``supportedInterfaces``); a member
+of the same name added again takes its comment; a replaced string keeps its
+quoting; any other comment beside a removed member goes to the new member that
+takes its place, as :func:`a2a_migrate.edit.replace` does for the transforms.
 
 Per card: a card whose bytes no longer match the planned SHA-256 is refused
 (``force`` applies it anyway); an operation that does not apply is an error
@@ -32,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from a2a_migrate import edit, io
 from a2a_migrate import pointer as jp
-from a2a_migrate.batch import Job, Outcome, migrate_text
+from a2a_migrate.batch import Outcome
 from a2a_migrate.context import Note
 from a2a_migrate.engine import Change
 from a2a_migrate.versions import UNKNOWN, detect_version
@@ -75,12 +78,15 @@ def sha256(text: str) -> str:
 
 @dataclass
 class _Removed:
-    """A removed mapping member, for handing its YAML comment to its successor."""
+    """A removed YAML member or item, whose comment or quoting may reappear with its value."""
 
-    mapping: Any
+    mapping: Any  # the mapping it was removed from (None for an array item)
     key: str
     before: str | None  # the member that preceded it
     comment: Any
+    value: Any
+    used: bool = False
+    inner: bool = False  # inside a removed value: its comment has no place to hand on to
 
 
 @dataclass
@@ -114,17 +120,18 @@ class Patcher:
         """Apply one operation (raises :class:`_Failure` without changing anything)."""
         name, path = _checked(op)
         if name == "add":
-            self._add(path, copy.deepcopy(op["value"]))
+            value, moved = self._fresh(op["value"])
+            self._add(path, value, moved)
         elif name == "remove":
             self._remove(path)
         elif name == "replace":
             parent, token = self._parent(path)
-            self._get(parent, token, path)
-            self._set(parent, token, copy.deepcopy(op["value"]))
+            old = self._get(parent, token, path)
+            self._set(parent, token, _restyled(old, self._fresh(op["value"])[0]))
         elif name == "move":
             self._move(op["from"], path)
         elif name == "copy":
-            self._add(path, copy.deepcopy(self.get(op["from"])))
+            self._add(path, copy.deepcopy(self.get(op["from"])), None)
         elif not json_equal(self.get(path), op["value"]):
             raise _Failure(f"the value at {path or 'the root'} is not the one the test expects")
 
@@ -162,7 +169,8 @@ class Patcher:
         else:
             parent[token] = value
 
-    def _add(self, path: str, value: Any) -> None:
+    def _add(self, path: str, value: Any, moved: _Removed | None) -> None:
+        """Add ``value``; ``moved`` is the removed member it is, whose comment comes along."""
         parent, token = self._parent(path)
         if isinstance(parent, list):
             parent.insert(len(parent) if token == "-" else _index(token, len(parent), path), value)
@@ -170,20 +178,77 @@ class Patcher:
         if token not in parent:
             self._added.append((parent, token))
         parent[token] = value
+        if moved is not None and moved.mapping is not None:
+            edit.move_comment(moved.mapping, moved.key, parent, token)
 
     def _remove(self, path: str) -> Any:
         parent, token = self._parent(path)
         value = self._get(parent, token, path)
         if isinstance(parent, list):
             del parent[_index(token, len(parent) - 1, path)]
+            if type(value) is not str and isinstance(value, str):
+                self._removed.append(_Removed(None, token, None, None, value))
             return value
         comment = _comments(parent).get(token)
-        if comment is not None:
+        if comment is not None or (type(value) is not str and isinstance(value, str)):
             keys = list(parent)
             position = keys.index(token)
-            self._removed.append(_Removed(parent, token, keys[position - 1] if position else None, comment))
+            self._removed.append(_Removed(parent, token, keys[position - 1] if position else None, comment, value))
         del parent[token]
+        self._removed.extend(_inner_members(value))
         return value
+
+    def _fresh(self, value: Any) -> tuple[Any, _Removed | None]:
+        """A copy of an operation's value, and the removed member it brings back.
+
+        In YAML a string the patch removed elsewhere comes back as the removed
+        scalar (with its quoting) and its comment: the pair is a move.
+        """
+        value = copy.deepcopy(value)
+        if not self._removed:
+            return value, None
+        if isinstance(value, str):
+            taken = self._taken(value)
+            return (taken.value, taken) if taken else (value, None)
+        return self._adopt(value), None
+
+    def _adopt(self, value: Any) -> Any:
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                taken = self._taken(item) if isinstance(item, str) else None
+                value[index] = taken.value if taken else self._adopt(item)
+            return value
+        if not isinstance(value, dict):
+            return value
+        comments: dict[str, _Removed] = {}
+        for key, item in value.items():
+            taken = self._taken(item) if isinstance(item, str) else self._taken_key(key)
+            value[key] = taken.value if isinstance(item, str) and taken else self._adopt(item)
+            if taken and taken.comment is not None and taken.mapping is not None:
+                comments[key] = taken
+        if not comments:
+            return value
+        from ruamel.yaml.comments import CommentedMap
+
+        mapping = CommentedMap(value)
+        for key, taken in comments.items():
+            edit.move_comment(taken.mapping, taken.key, mapping, key)
+        return mapping
+
+    def _taken_key(self, key: str) -> _Removed | None:
+        """A removed member of the same name whose value was no string (its comment comes along)."""
+        for removed in self._removed:
+            if not removed.used and removed.key == key and removed.comment is not None and not isinstance(removed.value, str):
+                removed.used = True
+                return removed
+        return None
+
+    def _taken(self, text: str) -> _Removed | None:
+        for removed in self._removed:
+            if not removed.used and isinstance(removed.value, str) and str(removed.value) == text:
+                removed.used = True
+                return removed
+        return None
 
     def _move(self, source: str, path: str) -> None:
         """RFC 6902 move: remove at ``source``, then add at ``path`` (read after the removal)."""
@@ -203,7 +268,8 @@ class Patcher:
         removed = len(self._removed)
         self._remove(source)
         try:
-            self._add(path, value)
+            self._add(path, value, self._removed[removed] if len(self._removed) > removed else None)
+            del self._removed[removed:]  # moved with its value
         except _Failure:
             del self._removed[removed:]
             if isinstance(from_parent, list):
@@ -219,6 +285,8 @@ class Patcher:
         did), as :func:`a2a_migrate.edit.replace` does for the transforms.
         """
         for removed in self._removed:
+            if removed.used or removed.inner or removed.comment is None or removed.mapping is None:
+                continue
             mapping, keys = removed.mapping, list(removed.mapping)
             if removed.key in mapping or (removed.before is not None and removed.before not in mapping):
                 continue
@@ -230,6 +298,28 @@ class Patcher:
 
     def _is_new(self, mapping: Any, key: str) -> bool:
         return any(parent is mapping and name == key for parent, name in self._added)
+
+
+def _inner_members(value: Any) -> Iterable[_Removed]:
+    """The YAML members inside a removed value that have a comment or a quoting style."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _inner_members(item)
+    elif isinstance(value, dict):
+        comments = _comments(value)
+        for key, item in value.items():
+            if key in comments or (type(item) is not str and isinstance(item, str)):
+                yield _Removed(value, key, None, comments.get(key), item, inner=True)
+            yield from _inner_members(item)
+
+
+def _restyled(old: Any, new: Any) -> Any:
+    """A new string in the quoting style of the YAML scalar it replaces."""
+    if type(new) is not str:
+        return new
+    if isinstance(old, str) and type(old) is not str:
+        return type(old)(new)
+    return new
 
 
 class _Failure(Exception):
@@ -398,15 +488,10 @@ def by_transform(ops: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:
 # -- applying to card files ----------------------------------------------------------
 
 
-def apply_card(card: CardPlan, migration: Job | None = None, *, force: bool = False) -> Outcome:
+def apply_card(card: CardPlan, *, force: bool = False) -> Outcome:
     """Apply one card's reviewed patch to its file's text; nothing is written here.
 
-    ``migration`` is the plan's direction and options. When the patch is
-    applied exactly as planned to the card it was planned for, the text is the
-    migration's own (run again, and used only if it gives exactly the patched
-    value), so layout choices the patch cannot carry (where a YAML comment or
-    a quoting style went) are the migration's; otherwise the patch is applied
-    in place to the card's working copy. The outcome's status is ``changed`` (``new_text`` is to be written),
+    The outcome's status is ``changed`` (``new_text`` is to be written),
     ``unchanged``, ``skipped`` (the card was refused when planned) or
     ``failed`` (``error`` and the error notes say why); its notes report what
     was left out, edited or added by the reviewer, and what ``force`` skipped.
@@ -429,9 +514,7 @@ def apply_card(card: CardPlan, migration: Job | None = None, *, force: bool = Fa
         outcome.notes.append(Note("warning", "apply", "", "the card changed since the plan was made: applied anyway (--force)"))
     matched = review(((p.transform, p.op) for p in card.planned), card.patch)
     outcome.notes.extend(_review_notes(matched, card.patch))
-    as_planned = not drifted and not (matched.left_out or matched.edited or matched.added)
-    return _apply_to_text(outcome, text, card.patch, matched.transforms, card.layout, card.target_version, force,
-                          migration if as_planned else None)
+    return _apply_to_text(outcome, text, card.patch, matched.transforms, card.layout, card.target_version, force)
 
 
 def apply_patch(path: str, patch: Sequence[Any], *, force: bool = False) -> Outcome:
@@ -452,8 +535,7 @@ def apply_patch(path: str, patch: Sequence[Any], *, force: bool = False) -> Outc
 
 
 def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms: Sequence[str],
-                   layout: Mapping[str, Sequence[str]], target: str | None, force: bool,
-                   migration: Job | None = None) -> Outcome:
+                   layout: Mapping[str, Sequence[str]], target: str | None, force: bool) -> Outcome:
     try:
         document = io.parse(text, outcome.name)
     except io.CardError as error:
@@ -484,21 +566,10 @@ def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms
         outcome.notes.extend(version_errors)
         outcome.error = f"the result is not a valid {version} card; nothing was written"
         return outcome
-    outcome.new_text = _migrated_text(text, outcome.name, plain, migration) if migration and not skipped else None
-    outcome.new_text = outcome.new_text or document.render()
+    outcome.new_text = document.render()
     outcome.status = "changed" if outcome.new_text != text else "unchanged"
+    outcome.notes.append(Note("info", "apply", "", f"{_count(outcome.changes)} applied"))
     return outcome
-
-
-def _migrated_text(text: str, name: str, value: Any, migration: Job) -> str | None:
-    """The migration's own text for ``text``, if its value is exactly ``value``."""
-    rerun = migrate_text(text, name, migration)
-    if rerun.status not in ("changed", "unchanged"):
-        return None
-    try:
-        return rerun.new_text if json_equal(io.parse(rerun.new_text, name).original, value) else None
-    except io.CardError:
-        return None
 
 
 def _review_notes(matched: Review, patch: Sequence[Any]) -> list[Note]:

@@ -386,3 +386,11 @@ from a2a_migrate import cli_signing  # noqa: E402  (after main: cli_signing must
 
 main.add_command(cli_signing.sign_command)
 main.add_command(cli_signing.verify_command)
+
+
+# -- issue 6: the review commands (a2a_migrate/cli_review.py) -------------------------
+from a2a_migrate.cli_review import apply_command, diff_command, plan_command  # noqa: E402  (after main)
+
+main.add_command(plan_command)
+main.add_command(apply_command)
+main.add_command(diff_command)

@@ -29,7 +29,7 @@ from typing import Any, cast
 from a2a_migrate import __version__, io
 from a2a_migrate import pointer as jp
 from a2a_migrate.apply import Patcher, PatchError, sha256
-from a2a_migrate.batch import Job, Outcome
+from a2a_migrate.batch import Outcome
 from a2a_migrate.context import SEVERITIES, Note, Options
 from a2a_migrate.engine import TARGET, Change, Direction
 
@@ -133,13 +133,6 @@ class Plan:
         """``1.0`` for an upgrade, ``0.3`` for a downgrade, ``hybrid`` for a hybrid card."""
         return "hybrid" if self.options.get("hybrid") else TARGET[self.direction]
 
-    def job(self) -> Job | None:
-        """The migration the plan was made with (``None`` for options this version does not know)."""
-        try:
-            return Job(self.direction, Options(**self.options))
-        except TypeError:
-            return None
-
     def to_json(self) -> dict[str, Any]:
         """The plan as plain JSON."""
         return {
@@ -188,11 +181,12 @@ def explaining(change: Change, notes: Sequence[Note]) -> list[int]:
     """
     places = [change.op.get("path", ""), change.op.get("from")]
     own = [i for i, note in enumerate(notes) if note.transform == change.transform]
-    related = [i for i in own if any(isinstance(p, str) and _related(notes[i].pointer, p) for p in places)]
-    return related or own
+    near = [i for i in own if any(isinstance(p, str) and related(notes[i].pointer, p) for p in places)]
+    return near or own
 
 
-def _related(a: str, b: str) -> bool:
+def related(a: str, b: str) -> bool:
+    """True when one pointer is the other or inside it."""
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 

@@ -99,9 +99,7 @@ def canonical_json(value: Any) -> bytes:
     rfc8785, _, _ = _libraries()
     try:
         return bytes(rfc8785.dumps(value))
-    except rfc8785.CanonicalizationError as error:
-        raise SigningError(f"the card has no RFC 8785 canonical form: {error}") from None
-    except (TypeError, ValueError, RecursionError) as error:
+    except (TypeError, ValueError, RecursionError) as error:  # rfc8785.CanonicalizationError is a ValueError
         raise SigningError(f"the card has no RFC 8785 canonical form: {error}") from None
 
 
@@ -141,9 +139,10 @@ class Key:
     def curve(self) -> str | None:
         return self.jwk.get("crv") if self.kind in ("EC", "OKP") else None
 
-    def describe(self) -> str:
-        name = f"key {self.kid!r}" if self.kid is not None else "the key"
-        return f"{name} from {self.source}"
+    def describe(self, kid: str | None = None) -> str:
+        """``key 'k1' from FILE``; ``kid`` names a key that has none of its own (a PEM key)."""
+        kid = self.kid if self.kid is not None else kid
+        return f"{f'key {kid!r}' if kid is not None else 'the key'} from {self.source}"
 
     def fits(self, alg: str) -> bool:
         """Whether this key can make or check an ``alg`` signature."""
@@ -175,14 +174,30 @@ def load_keys(text: str, source: str) -> list[Key]:
             data = json.loads(stripped)
         except ValueError as error:
             raise SigningError(f"{source}: not valid JSON: {error}") from None
-        items = data.get("keys") if isinstance(data, dict) and "keys" in data else [data]
-        if not isinstance(items, list) or not items:
+        if not (isinstance(data, dict) and "keys" in data):
+            return [_jwk_key(data, source)]
+        if not isinstance(data["keys"], list) or not data["keys"]:
             raise SigningError(f"{source}: a JWK Set needs a non-empty 'keys' array")
-        return [_jwk_key(item, source) for item in items]
+        return _key_set(data["keys"], source)
     blocks = [match for match in _PEM_BLOCK.finditer(text) if match.group(1).endswith(_PEM_KINDS)]
     if not blocks:  # (EC PARAMETERS blocks, which openssl writes before EC keys, are no keys)
         raise SigningError(f"{source}: no PEM key or certificate and no JWK in the file")
     return [_pem_key(match.group(0), match.group(1), source) for match in blocks]
+
+
+def _key_set(items: list[Any], source: str) -> list[Key]:
+    """The keys of a JWK Set that can check signatures (a set may hold oct or encryption keys too)."""
+    keys, problems = [], []
+    for item in items:
+        if isinstance(item, dict) and item.get("use", "sig") != "sig":
+            continue
+        try:
+            keys.append(_jwk_key(item, source))
+        except SigningError as error:
+            problems.append(str(error))
+    if not keys:
+        raise SigningError(problems[0] if problems else f"{source}: the JWK Set has no signature keys")
+    return keys
 
 
 def _jwk_key(data: Any, source: str) -> Key:
@@ -246,10 +261,6 @@ def _from_cryptography(key: Any, source: str) -> Any:
         raise SigningError(f"{source}: the key cannot be used for JOSE: {error}") from None
 
 
-def _is_private(key: Key) -> bool:
-    return bool(key.jwk.is_private)
-
-
 # -- signing ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -294,7 +305,7 @@ def signing_request(key_file: str, kid: str | None = None, alg: str | None = Non
 
 def _signing_key(text: str, source: str) -> Key:
     keys = load_keys(text, source)
-    private = [key for key in keys if _is_private(key)]
+    private = [key for key in keys if key.jwk.is_private]
     if len(private) != 1:
         what = "no private key" if not private else f"{len(private)} private keys"
         raise SigningError(f"{source}: {what}: signing needs exactly one private key in the file")
@@ -314,9 +325,15 @@ def sign(card: Mapping[str, Any], request: SigningRequest) -> dict[str, str]:
     header: dict[str, Any] = {"alg": request.alg, "typ": "JOSE", "kid": request.kid}
     if request.jku is not None:
         header["jku"] = request.jku
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # joserfc warns that RFC 9864 deprecates "EdDSA"; the user chose it
-        token = jws.serialize_compact(header, payload, key.jwk, algorithms=[request.alg], registry=_registry(request.alg))
+    from joserfc.errors import JoseError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # joserfc warns that RFC 9864 deprecates "EdDSA"; the user chose it
+            token = jws.serialize_compact(header, payload, key.jwk, algorithms=[request.alg],
+                                          registry=_registry(request.alg))
+    except (JoseError, ValueError) as error:
+        raise SigningError(f"{request.source}: cannot sign with {request.alg}: {error}") from None
     protected, _, signature = token.split(".")
     return {"protected": protected, "signature": signature}
 
@@ -521,7 +538,7 @@ def _check(pointer: str, item: Any, card: Mapping[str, Any], payload: bytes, key
     for key in fitting:
         try:
             if _verifies(token_parts, payload, key, alg):
-                return Check(pointer, True, f"verified ({alg}, {key.describe()})", "", kid, alg)
+                return Check(pointer, True, f"verified ({alg}, {key.describe(kid)})", "", kid, alg)
         except SigningError as error:
             return fail(NOT_A_JWS, str(error))
     for form, other in _other_forms(card):
@@ -694,15 +711,9 @@ def fetch_jwks(url: str, timeout: float = JKU_TIMEOUT, max_bytes: int = JKU_MAX_
         data = json.loads(box["body"])
     except ValueError:
         raise SigningError(f"{url} did not answer with JSON") from None
-    if not isinstance(data, dict) or "keys" not in data:
-        raise SigningError(f"{url} did not answer with a JWK Set (no 'keys' member)")
-    keys = []
-    for item in data["keys"] if isinstance(data["keys"], list) else []:
-        try:
-            keys.append(_jwk_key(item, f"jku {url}"))
-        except SigningError:
-            continue  # a set may hold keys of other kinds (oct, enc); they cannot check signatures
-    return keys
+    if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
+        raise SigningError(f"{url} did not answer with a JWK Set (no 'keys' array)")
+    return _key_set(data["keys"], f"jku {url}")
 
 
 def _download(url: str, deadline: float, timeout: float, max_bytes: int) -> bytes:
@@ -722,13 +733,21 @@ def _download(url: str, deadline: float, timeout: float, max_bytes: int) -> byte
     opener = urllib.request.build_opener(*handlers)
     request = urllib.request.Request(url, headers={"Accept": "application/jwk-set+json, application/json",
                                                    "User-Agent": "a2a-migrate"})
+    too_slow = SigningError(f"no complete answer from {url} within {timeout:g} s")
     try:
         response = opener.open(request, timeout=timeout)
     except urllib.error.HTTPError as error:
         raise SigningError(f"{url} answered HTTP {error.code}") from None
     except (urllib.error.URLError, OSError) as error:
         reason = getattr(error, "reason", error)
-        raise SigningError(f"cannot fetch {url}: {reason}") from None
+        raise too_slow if isinstance(reason, TimeoutError) else SigningError(f"cannot fetch {url}: {reason}") from None
+    try:
+        return _read_limited(response, url, deadline, max_bytes, too_slow)
+    except TimeoutError:
+        raise too_slow from None
+
+
+def _read_limited(response: Any, url: str, deadline: float, max_bytes: int, too_slow: SigningError) -> bytes:
     with response:
         declared = response.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > max_bytes:
@@ -736,7 +755,7 @@ def _download(url: str, deadline: float, timeout: float, max_bytes: int) -> byte
         body = bytearray()
         while True:
             if time.monotonic() > deadline:
-                raise SigningError(f"no complete answer from {url} within {timeout:g} s")
+                raise too_slow
             chunk = response.read1(65536)
             if not chunk:
                 return bytes(body)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +64,10 @@ def put(root: Path, relative: str, text: str | None = None) -> Path:
 
 def check(*args: str) -> tuple[Result, dict[str, str]]:
     """``upgrade --check --report`` (writes nothing): the result and each input's status by path."""
-    with CliRunner().isolated_filesystem():
-        result = CliRunner().invoke(cli.main, ["upgrade", "--check", "-j", "1", "--report", "report.json", *args])
-        report = json.loads(Path("report.json").read_text())
+    with tempfile.TemporaryDirectory() as folder:
+        report_file = Path(folder) / "report.json"
+        result = CliRunner().invoke(cli.main, ["upgrade", "--check", "-j", "1", "--report", str(report_file), *args])
+        report = json.loads(report_file.read_text())
     return result, {card["path"]: card["status"] for card in report["cards"]}
 
 
@@ -132,14 +134,14 @@ def test_json_and_yaml_files_are_processed_when_their_content_is_a_card(tmp_path
     assert "skills.json" not in result.stderr.replace(summary(result), ""), "skipped files need no message"
 
 
-@pytest.mark.parametrize("relative, text", [
+@pytest.mark.parametrize("relative, text", [pytest.param(relative, text, id=relative) for relative, text in [
     ("tsconfig.json", '{\n  // editors allow comments here\n  "compilerOptions": {"strict": true}\n}\n'),
     ("data/list.json", '["not", "a", "card"]\n'),
     ("empty.json", ""),
     ("k8s/deployment.yaml", "apiVersion: v1\nkind: Service\n---\napiVersion: v1\nkind: Pod\n"),
     ("chart/templates/service.yaml", "metadata:\n  name: {{ .Release.Name }}\n{{- if .Values.x }}\n"),
     ("legacy/latin1.json", '{"name": "Caf\xe9"}'),
-])
+]])
 def test_json_and_yaml_files_that_are_not_cards_are_skipped_even_when_they_do_not_parse(
         tmp_path: Path, relative: str, text: str) -> None:
     # Repositories of cards hold other JSON and YAML too (tsconfig with comments, manifests,

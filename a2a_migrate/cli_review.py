@@ -1,0 +1,245 @@
+"""The review commands: ``plan``, ``apply`` and ``diff`` (thin, over plan/apply/semantic_diff).
+
+:mod:`a2a_migrate.cli` adds these commands to its group at its end, so this
+module imports ``cli`` only inside the commands, and nothing heavy (deepdiff,
+jsonpatch, ruamel) at import time. Exit codes are the CLI's: 0 success, 2
+usage error (a plan or patch file that cannot be read included), 123 at least
+one card could not be processed (the others still were).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _interface_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from a2a_migrate.cli import _protocol_version
+
+    return _protocol_version(ctx, param, value)
+
+
+def _verbosity(quiet: bool, verbose: bool) -> int:
+    return -1 if quiet else (1 if verbose else 0)
+
+
+# -- plan ---------------------------------------------------------------------------------
+
+
+@click.command("plan")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--to", "target", type=click.Choice(["1.0", "0.3"]), default="1.0", show_default=True,
+              help="The version to migrate to: 1.0 (upgrade) or 0.3 (downgrade).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path), default=None,
+              help="Write the plan to this file (default: stdout).")
+@click.option("--format", "output_format", type=click.Choice(["json", "md"]), default="json", show_default=True,
+              help="json: the plan for 'apply'; md: a Markdown review for a pull request.")
+@click.option("--strict", is_flag=True, help="Treat lossy notes as failures: such a card is refused in the plan.")
+@click.option("--interface-version", metavar="VERSION", callback=_interface_version,
+              help="The protocol version the card's endpoints speak now (as for upgrade and downgrade).")
+@click.option("--default-name", metavar="TEXT", help="Name for a card that has none (else it is refused).")
+@click.option("--default-description", metavar="TEXT", help="Description for a card that has none.")
+@click.option("--default-version", metavar="TEXT", help="Agent version for a card that has none.")
+@click.option("--default-url", metavar="URL", help="Endpoint URL for a card that names none.")
+@click.option("--keep-signatures", is_flag=True, help="Keep existing signatures (they no longer verify).")
+@click.option("--hybrid", is_flag=True, help="Plan hybrid cards that 1.0 and 0.3 clients both read.")
+@click.option("--keep-tenant-interfaces", is_flag=True, help="On downgrade, keep interfaces that have a tenant.")
+@click.option("--no-validate", "validate_output", is_flag=True, flag_value=False, default=True,
+              help="Plan results even if they fail the target version's rules (normally refused).")
+@click.option("--include", multiple=True, metavar="GLOB", help="In folders, also plan files matching GLOB.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="In folders, skip files and folders matching GLOB.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: the CPUs).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print info notes.")
+def plan_command(paths: Sequence[str], target: str, output: Path | None, output_format: str, strict: bool,
+                 include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
+                 **options: Any) -> None:
+    """Plan a migration for review: write nothing to the cards.
+
+    The plan holds, per card, its path, the SHA-256 of its bytes, the source
+    and target version, the RFC 6902 patch (edit it: delete the operations you
+    do not want), the transform and notes behind each operation, and every
+    note with its JSON pointer. 'a2a-migrate apply PLAN' applies it. With
+    --format md the output is a Markdown review instead: a summary, and per
+    card a table of changes and the unified diff.
+    """
+    from a2a_migrate import cli, io, plan, review_markdown
+    from a2a_migrate.batch import Job, Outcome, default_jobs, run_batch
+    from a2a_migrate.context import Options
+    from a2a_migrate.engine import Direction
+
+    if "-" in paths:
+        raise click.UsageError("plan needs card files: a card read from stdin could not be applied later")
+    direction: Direction = "up" if target == "1.0" else "down"
+    settings = Options(**options)
+    verbosity = _verbosity(quiet, verbose)
+    run = cli._Run(direction, paths, None, False, False, True, None, strict, settings, include, exclude,
+                   jobs or default_jobs(), verbosity)
+    inputs, missing = cli._expand(run)
+    outcomes = [Outcome(path, "failed", error="no such file or folder") for path in missing]
+    files = [(str(found.path), sniff) for found, sniff in inputs]
+    outcomes += run_batch(files, Job(direction, settings, record=True, strict=strict), run.jobs)
+    for outcome in outcomes:
+        if outcome.status != "skipped":
+            cli._print_messages(outcome, verbosity)
+    the_plan = plan.build(outcomes, direction, settings)
+    text = plan.dumps(the_plan) if output_format == "json" else review_markdown.render(the_plan)
+    if output is None or str(output) == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            io.write_atomic(output, text)
+        except io.CardError as error:
+            click.echo(f"{output}: error: {error}", err=True)
+            sys.exit(cli.EXIT_INPUT)
+    if verbosity >= 0:
+        click.echo(_plan_summary(the_plan, output), err=True)
+    sys.exit(cli.EXIT_INPUT if any(card.status == "failed" for card in the_plan.cards) else cli.EXIT_OK)
+
+
+def _plan_summary(the_plan: Any, output: Path | None) -> str:
+    cards = the_plan.cards
+    changed = [card for card in cards if card.status == "changed"]
+    failed = sum(card.status == "failed" for card in cards)
+    operations = sum(len(card.patch) for card in changed)
+    parts = [f"{len(changed)} {'card' if len(changed) == 1 else 'cards'} to change ({operations} operations)",
+             f"{len(cards) - len(changed) - failed} already {the_plan.target_version}"]
+    if failed:
+        parts.append(f"{failed} failed")
+    where = f"; plan written to {output}" if output is not None and str(output) != "-" else ""
+    return ", ".join(parts) + where
+
+
+# -- apply ---------------------------------------------------------------------------------
+
+
+@click.command("apply")
+@click.argument("args", nargs=-1, metavar="PLAN | --patch FILE CARD")
+@click.option("--patch", "patch_file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="Apply this plain RFC 6902 patch (a JSON array) to CARD instead of a plan; an object keyed by "
+                   "card path (as 'upgrade --patch' prints for several cards) patches each of them.")
+@click.option("--force", is_flag=True,
+              help="Apply to cards changed since the plan was made, skipping (and reporting) operations that no "
+                   "longer apply.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Also say how many operations each card got.")
+def apply_command(args: Sequence[str], patch_file: Path | None, force: bool, quiet: bool, verbose: bool) -> None:
+    """Apply a reviewed plan (or a plain RFC 6902 patch) to the cards.
+
+    Each card's patch, as edited, is applied in place: the file keeps its
+    formatting and YAML comments, and is written atomically only if it
+    changes. A card whose bytes changed since the plan was made is refused
+    unless --force; a patch that no longer applies fails that card, naming the
+    operation; a result that is not a valid card is not written. Operations
+    deleted from the plan are not applied, and apply says whose they were.
+    Cards refused when planned are skipped.
+    """
+    from a2a_migrate import apply, cli, plan
+
+    if patch_file is not None:
+        outcomes = [apply.apply_patch(path, ops, force=force) for path, ops in _patches(patch_file, args)]
+        left_out: dict[str, int] = {}
+    else:
+        if len(args) != 1:
+            raise click.UsageError("apply takes one PLAN file (or --patch FILE CARD)")
+        try:
+            the_plan = plan.read(Path(args[0]))
+        except plan.PlanError as error:
+            raise click.UsageError(f"{args[0]}: {error}") from None
+        outcomes = [apply.apply_card(card, force=force) for card in the_plan.cards]
+        left_out = {}
+        for outcome in outcomes:
+            for note in outcome.notes:
+                if note.message.startswith("left out"):
+                    left_out[note.transform] = left_out.get(note.transform, 0) + 1
+    verbosity = _verbosity(quiet, verbose)
+    for outcome in outcomes:
+        apply.write(outcome)
+        if outcome.status == "skipped":
+            if verbosity >= 0:
+                click.echo(f"{outcome.name}: skipped: {outcome.error}", err=True)
+        else:
+            cli._print_messages(outcome, verbosity)
+    if verbosity >= 0:
+        click.echo(_apply_summary(outcomes, left_out), err=True)
+    sys.exit(cli.EXIT_INPUT if any(outcome.status == "failed" for outcome in outcomes) else cli.EXIT_OK)
+
+
+def _patches(patch_file: Path, cards: Sequence[str]) -> list[tuple[str, list[Any]]]:
+    """``(card, operations)`` pairs from a patch file, or a usage error."""
+    try:
+        text = sys.stdin.read() if str(patch_file) == "-" else patch_file.read_text("utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise click.UsageError(f"{patch_file}: cannot read the patch: {error}") from None
+    if isinstance(data, list):
+        if len(cards) != 1:
+            raise click.UsageError("a patch that is an array applies to exactly one CARD")
+        return [(cards[0], data)]
+    if isinstance(data, dict) and all(isinstance(ops, list) for ops in data.values()):
+        unknown = [card for card in cards if card not in data]
+        if unknown:
+            raise click.UsageError(f"{patch_file} has no patch for {', '.join(unknown)}")
+        return [(card, ops) for card, ops in data.items() if not cards or card in cards]
+    raise click.UsageError(f"{patch_file}: a patch is a JSON array of operations, or an object of them by card path")
+
+
+def _apply_summary(outcomes: Sequence[Any], left_out: dict[str, int]) -> str:
+    counts = {status: sum(o.status == status for o in outcomes) for status in ("changed", "unchanged", "skipped", "failed")}
+    parts = [f"{counts['changed']} {'card' if counts['changed'] == 1 else 'cards'} applied",
+             f"{counts['unchanged']} unchanged"]
+    if counts["skipped"]:
+        parts.append(f"{counts['skipped']} skipped (refused when planned)")
+    if counts["failed"]:
+        parts.append(f"{counts['failed']} failed")
+    summary = ", ".join(parts)
+    if left_out:
+        summary += "; left out by the reviewer: " + ", ".join(
+            f"{name} ({n} {'card' if n == 1 else 'cards'})" for name, n in left_out.items())
+    return summary
+
+
+# -- diff ------------------------------------------------------------------------------------
+
+
+@click.command("diff")
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: one line per difference; json: one document for machines.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the cards differ (as 'git diff --exit-code').")
+def diff_command(old: str, new: str, output_format: str, exit_code: bool) -> None:
+    """Show what differs between two cards, also across versions.
+
+    Members the version mapping moved are shown as moves
+    (/url -> /supportedInterfaces/0/url), not as a removal and an addition;
+    the rest as changed, added or removed, with JSON pointers and values.
+    OLD or NEW may be - (stdin).
+    """
+    from a2a_migrate import cli, io, semantic_diff
+    from a2a_migrate.versions import detect_version
+
+    cards = []
+    for name in (old, new):
+        try:
+            text = sys.stdin.read() if name == "-" else io.read_text(Path(name))
+            cards.append(io.parse(text, name).original)
+        except io.CardError as error:
+            click.echo(f"{name}: error: {error}", err=True)
+            sys.exit(cli.EXIT_INPUT)
+    differences = semantic_diff.compare(cards[0], cards[1])
+    versions = [detect_version(card) for card in cards]
+    if output_format == "json":
+        document = {"old": {"path": old, "version": versions[0]}, "new": {"path": new, "version": versions[1]},
+                    "differences": [difference.as_dict() for difference in differences]}
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    elif differences:
+        click.echo(f"--- {old} ({versions[0]})\n+++ {new} ({versions[1]})")
+        sys.stdout.write(semantic_diff.render_text(differences))
+    click.echo(semantic_diff.summary(differences), err=True)
+    sys.exit(cli.EXIT_CHECK if exit_code and differences else cli.EXIT_OK)

@@ -1,0 +1,146 @@
+"""The diff command: a semantic diff of two cards that shows the version mapping's moves as moves."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from a2a_migrate import cli, io
+from a2a_migrate.batch import Job, migrate_text
+from a2a_migrate.context import Options
+from a2a_migrate.semantic_diff import Difference, compare
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
+#: Members the version mapping moves into 1.0; none of them may show as a plain removal.
+MOVED_BY_MAPPING = ("/url", "/preferredTransport", "/supportsAuthenticatedExtendedCard", "/extensions", "/security")
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli.main, list(args))
+
+
+def upgrade_pair(source: Path, options: Options | None = None) -> tuple[Any, Any] | None:
+    options_file = source.with_name(source.name.split(".0.3.")[0] + ".options.json")
+    if options is None:
+        options = Options(**json.loads(options_file.read_text("utf-8"))) if options_file.exists() else Options()
+    outcome = migrate_text(io.read_text(source), source.name, Job("up", options))
+    if outcome.status == "failed":
+        return None
+    return io.parse(outcome.old_text, source.name).original, io.parse(outcome.new_text, source.name).original
+
+
+def inputs() -> list[Any]:
+    found = [p for p in sorted(GOLDEN.glob("*.0.3.*")) if p.suffix in (".json", ".yaml")]
+    if CORPUS.is_dir():
+        found += [p for p in sorted(CORPUS.iterdir()) if p.suffix in (".json", ".yaml", ".yml")]
+    return [pytest.param(path, id=path.name) for path in found]
+
+
+def kinds(differences: list[Difference]) -> set[tuple[str, str, str | None]]:
+    return {(d.kind, d.path, d.source) for d in differences}
+
+
+def test_upgraded_card_shows_the_moves_of_the_mapping() -> None:
+    pair = upgrade_pair(GOLDEN / "scheme-apikey.0.3.json")
+    assert pair is not None
+    found = kinds(compare(*pair))
+    assert ("moved", "/supportedInterfaces/0/url", "/url") in found
+    assert ("moved", "/supportedInterfaces/0/protocolBinding", "/preferredTransport") in found
+    assert ("moved", "/supportedInterfaces/0/protocolVersion", "/protocolVersion") in found
+    assert ("moved", "/securityRequirements/0/schemes/apiKey", "/security/0/apiKey") in found
+    assert ("moved", "/securitySchemes/apiKey/apiKeySecurityScheme/location", "/securitySchemes/apiKey/in") in found
+    assert not any(kind == "removed" and path in ("/url", "/preferredTransport", "/protocolVersion", "/security")
+                   for kind, path, _ in found)
+    assert not any(kind == "added" and path.startswith("/supportedInterfaces") for kind, path, _ in found)
+    version = next(d for d in compare(*pair) if d.source == "/protocolVersion")
+    assert (version.old, version.new) == ("0.3.0", "0.3")
+
+
+@pytest.mark.parametrize("source", inputs())
+def test_no_member_the_mapping_moves_shows_as_removed(source: Path) -> None:
+    try:
+        pair = upgrade_pair(source)
+    except io.CardError as error:  # unreadable: nothing to compare, but the error must be one clear line
+        assert str(error) and "\n" not in str(error)
+        return
+    if pair is None:  # refused by upgrade: no upgraded card to compare with
+        return
+    old, new = pair
+    differences = compare(old, new)
+    removed = {d.path for d in differences if d.kind == "removed"}
+    for member in MOVED_BY_MAPPING:
+        if member in old and "supportedInterfaces" not in old:  # a hybrid card's copies are really removed
+            assert not any(p == member or p.startswith(member + "/") for p in removed), (member, differences)
+
+
+def test_moved_whole_values_are_one_move() -> None:
+    pair = upgrade_pair(GOLDEN / "top-level-extensions.0.3.json")
+    assert pair is not None
+    assert ("moved", "/capabilities/extensions", "/extensions") in kinds(compare(*pair))
+    oauth = upgrade_pair(GOLDEN / "oauth-three-flows-split.0.3.json")
+    assert oauth is not None
+    assert ("moved", "/securitySchemes/oauth__implicit/oauth2SecurityScheme/flows/implicit",
+            "/securitySchemes/oauth/flows/implicit") in kinds(compare(*oauth))
+
+
+def test_downgrade_moves_back() -> None:
+    source = GOLDEN / "down" / "schemes-and-extended-card.1.0.json"
+    outcome = migrate_text(source.read_text("utf-8"), source.name, Job("down"))
+    found = kinds(compare(json.loads(outcome.old_text), json.loads(outcome.new_text)))
+    assert ("moved", "/supportsAuthenticatedExtendedCard", "/capabilities/extendedAgentCard") in found
+    assert ("moved", "/url", "/supportedInterfaces/0/url") in found
+    assert ("moved", "/securitySchemes/key/in", "/securitySchemes/key/apiKeySecurityScheme/location") in found
+
+
+def test_proto_names_are_renames() -> None:
+    found = kinds(compare({"default_input_modes": ["text/plain"]}, {"defaultInputModes": ["text/plain"]}))
+    assert found == {("moved", "/defaultInputModes", "/default_input_modes")}
+
+
+def test_plain_changes_additions_and_removals() -> None:
+    old = {"name": "A", "version": "1", "skills": [{"id": "x"}], "gone": {"deep": True}}
+    new = {"name": "B", "version": "1", "skills": [{"id": "x"}, {"id": "y"}], "iconUrl": "https://i.example/a.png"}
+    differences = compare(old, new)
+    assert kinds(differences) == {("changed", "/name", None), ("added", "/skills/1", None),
+                                  ("added", "/iconUrl", None), ("removed", "/gone", None)}
+    assert compare(old, json.loads(json.dumps(old))) == []
+
+
+def test_cli_text_and_json(tmp_path: Path) -> None:
+    old = tmp_path / "old.json"
+    shutil.copyfile(GOLDEN / "scheme-apikey.0.3.json", old)
+    new = tmp_path / "new.json"
+    new.write_text(migrate_text(old.read_text(), "x.json", Job("up")).new_text)
+    text = invoke("diff", str(old), str(new))
+    assert text.exit_code == 0
+    assert f"--- {old} (0.3)" in text.stdout and f"+++ {new} (1.0)" in text.stdout
+    assert 'moved    /url -> /supportedInterfaces/0/url: "https://invoices.example.com/a2a"' in text.stdout
+    assert 'moved    /protocolVersion -> /supportedInterfaces/0/protocolVersion: "0.3.0" -> "0.3"' in text.stdout
+    assert "removed  /url" not in text.stdout
+    assert "moved" in text.stderr
+    data = json.loads(invoke("diff", "--format", "json", str(old), str(new)).stdout)
+    assert data["old"] == {"path": str(old), "version": "0.3"} and data["new"]["version"] == "1.0"
+    assert {"kind": "moved", "path": "/supportedInterfaces/0/url", "from": "/url",
+            "old": "https://invoices.example.com/a2a", "new": "https://invoices.example.com/a2a"} in data["differences"]
+    assert invoke("diff", "--exit-code", str(old), str(new)).exit_code == 1
+    same = invoke("diff", "--exit-code", str(old), str(old))
+    assert same.exit_code == 0 and same.stdout == "" and "no differences" in same.stderr
+
+
+def test_cli_errors(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{", "utf-8")
+    result = invoke("diff", str(tmp_path / "bad.json"), str(GOLDEN / "scheme-apikey.0.3.json"))
+    assert result.exit_code == 123 and "bad.json: error:" in result.stderr
+    assert invoke("diff", str(tmp_path / "bad.json")).exit_code == 2
+
+
+def test_yaml_against_json(tmp_path: Path) -> None:
+    result = invoke("diff", str(GOLDEN / "yaml-comments.0.3.yaml"), str(GOLDEN / "yaml-comments.1.0.yaml"))
+    assert result.exit_code == 0
+    assert "moved    /url -> /supportedInterfaces/0/url" in result.stdout

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from a2a_migrate.signing import SigningRequest
 
 Severity = Literal["info", "assumed", "warning", "lossy", "error"]
 
@@ -51,6 +54,7 @@ class Options:
     ``keep_tenant_interfaces``: on downgrade, keep an interface whose ``tenant``
     0.3 cannot express (the tenant itself is always dropped).
     ``validate_output``: refuse a result its target version's rules reject.
+    ``signing``: sign each card the migration changes (``--sign-key``).
     """
 
     interface_version: str | None = None
@@ -62,6 +66,7 @@ class Options:
     hybrid: bool = False
     keep_tenant_interfaces: bool = False
     validate_output: bool = True
+    signing: SigningRequest | None = None
 
 
 @dataclass

@@ -36,7 +36,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -418,22 +418,9 @@ def _some(pointers: Sequence[str], shown: int = 4) -> str:
 
 # -- the options a batch carries -----------------------------------------------------
 
-@dataclass(frozen=True)
-class SignedOptions(Options):
-    """:class:`Options` plus a signing request, for batches that sign what they write.
-
-    A subclass rather than a field so the options of the chain stay as they are;
-    :func:`with_signing` makes one.
-    """
-
-    signing: SigningRequest | None = None
-
-
 def with_signing(options: Options, request: SigningRequest | None) -> Options:
     """``options`` carrying ``request`` (unchanged when there is none)."""
-    if request is None:
-        return options
-    return SignedOptions(**{f.name: getattr(options, f.name) for f in fields(Options)}, signing=request)
+    return options if request is None else replace(options, signing=request)
 
 
 @dataclass
@@ -452,7 +439,7 @@ def sign_migrated(card: Any, options: Options) -> SignResult:
     """Sign a migrated card in place when ``options`` carry a request (the batch's hook)."""
     from a2a_migrate.context import Note
 
-    request = getattr(options, "signing", None)
+    request = options.signing
     result = SignResult()
     if request is None:
         return result

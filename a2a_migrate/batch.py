@@ -8,8 +8,8 @@ the results come back in input order whatever the number of workers.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +31,9 @@ class Job:
     record: bool = False  # compute the labelled patch (for --patch and --report)
     strict: bool = False  # lossy notes fail the card
     sniff: bool = False  # a file not named like a card is processed only if it looks like one
+    write: Literal["no", "in_place", "to_folder"] = "no"  # where a worker writes the result
+    output_dir: str | None = None  # for "to_folder": the tree mirroring the inputs' roots
+    keep_text: bool = True  # send the old and new text back (diffs, reviews); large batches don't
 
 
 @dataclass
@@ -89,25 +92,53 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
     return outcome
 
 
-def migrate_file(path: str, job: Job) -> Outcome:
-    """Migrate one card file (nothing is written here)."""
+def migrate_file(path: str, job: Job, root: str | None = None) -> Outcome:
+    """Migrate one card file and, as ``job.write`` says, write the result.
+
+    Writing happens here, in the worker, so a batch sends back only notes and
+    patches, not card texts (unless ``job.keep_text``). ``root`` is the folder
+    the file was found under, for ``to_folder``.
+    """
     try:
         text = io.read_text(Path(path))
     except io.CardError as error:
         return Outcome(path, "skipped" if job.sniff else "failed", error="" if job.sniff else str(error))
-    return migrate_text(text, path, job)
+    outcome = migrate_text(text, path, job)
+    if job.write != "no":
+        _write(outcome, job, root)
+    if not job.keep_text:
+        outcome.old_text = outcome.new_text = ""
+    return outcome
 
 
-def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1) -> Iterator[Outcome]:
-    """Migrate files, yielding outcomes in input order.
+def _write(outcome: Outcome, job: Job, root: str | None) -> None:
+    if outcome.status not in ("changed", "unchanged"):
+        return
+    if job.write == "to_folder" and job.output_dir is not None:
+        base = Path(root) if root is not None else Path(outcome.name).parent
+        target = Path(job.output_dir) / Path(outcome.name).relative_to(base)
+    elif outcome.status == "changed":  # in place, and only what changed: mtimes of the rest stay
+        target = Path(outcome.name)
+    else:
+        return
+    try:
+        io.write_atomic(target, outcome.new_text)
+    except io.CardError as error:
+        outcome.status, outcome.error = "failed", str(error)
+
+
+def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1,
+              roots: Mapping[str, str] | None = None) -> Iterator[Outcome]:
+    """Migrate files, yielding outcomes in input order whatever the number of workers.
 
     ``paths`` holds ``(path, sniff)`` pairs: ``sniff`` means the file was not
-    named like a card and is processed only if its content is one.
+    named like a card and is processed only if its content is one. ``roots``
+    gives each path's root folder for ``Job.write == "to_folder"``.
     """
-    items = [(path, Job(job.direction, job.options, job.record, job.strict, sniff)) for path, sniff in paths]
+    items = [(path, replace(job, sniff=sniff), (roots or {}).get(path)) for path, sniff in paths]
     if jobs <= 1 or len(items) < 2:
-        for path, file_job in items:
-            yield migrate_file(path, file_job)
+        for item in items:
+            yield migrate_file(*item)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -116,7 +147,7 @@ def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1) -> Ite
         yield from pool.map(_migrate_item, items, chunksize=chunk)
 
 
-def _migrate_item(item: tuple[str, Job]) -> Outcome:
+def _migrate_item(item: tuple[str, Job, str | None]) -> Outcome:
     return migrate_file(*item)
 
 

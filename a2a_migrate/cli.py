@@ -10,10 +10,11 @@ from __future__ import annotations
 import difflib
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 
@@ -21,6 +22,7 @@ from a2a_migrate import __version__, discover, io
 from a2a_migrate.batch import Job, Outcome, default_jobs, migrate_text, run_batch
 from a2a_migrate.context import Options
 from a2a_migrate.engine import Direction
+from a2a_migrate.progress import Progress
 
 EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 F = TypeVar("F", bound=Callable[..., Any])
@@ -175,41 +177,78 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
 
 
 def _execute(run: _Run) -> int:
-    job = Job(run.direction, run.options, record=run.show_patch or run.report_file is not None, strict=run.strict)
+    """Migrate every input, streaming messages (and diffs) in input order.
+
+    Workers write the cards themselves; only what a report or a patch needs
+    is kept, so memory does not grow with the batch.
+    """
+    write: Literal["no", "in_place", "to_folder"] = (
+        "no" if not run.writes else "to_folder" if run.output_dir is not None else "in_place")
+    job = Job(run.direction, run.options, record=run.show_patch or run.report_file is not None, strict=run.strict,
+              write=write, output_dir=str(run.output_dir) if run.output_dir is not None else None,
+              keep_text=run.show_diff)
     inputs, missing = _expand(run)
-    outcomes: list[Outcome] = [Outcome(path, "failed", error="no such file or folder") for path in missing]
-    stdin_outcome = None
-    files = [(str(found.path), sniff) for found, sniff in inputs if str(found.path) != "-"]
-    roots = {str(found.path): found.root for found, _ in inputs}
-    if any(str(found.path) == "-" for found, _ in inputs):
-        stdin_outcome = migrate_text(sys.stdin.read(), "-", job)
-    results = run_batch(files, job, run.jobs)
-    for outcome in _with_stdin(results, stdin_outcome, [str(found.path) for found, _ in inputs]):
-        _deliver(outcome, run, roots)
-        outcomes.append(outcome)
-        if outcome.status != "skipped":
-            _print_messages(outcome, run.verbosity)
-    for outcome in outcomes[: len(missing)]:
-        _print_messages(outcome, run.verbosity)
-    _print_outputs(outcomes, run)
-    if run.report_file is not None:
-        _write_report(run, outcomes)
-    if run.verbosity >= 0:
-        click.echo(_summary(outcomes, run), err=True)
-    if any(outcome.status == "failed" for outcome in outcomes):
-        return EXIT_INPUT
-    if run.check and any(outcome.status == "changed" for outcome in outcomes):
-        return EXIT_CHECK
-    return EXIT_OK
+    tally = _Tally(run)
+    for path in missing:
+        tally.add(Outcome(path, "failed", error="no such file or folder"))
+    order = [str(found.path) for found, _ in inputs]
+    files = [(name, sniff) for name, (_, sniff) in zip(order, inputs) if name != "-"]
+    roots = {str(found.path): str(found.root) for found, _ in inputs}
+    stdin = _migrate_stdin(job, run) if "-" in order else None
+    tally.progress = Progress.for_terminal(len(files), sys.stderr, run.verbosity < 0)
+    for outcome in _with_stdin(run_batch(files, job, run.jobs, roots), stdin, order):
+        tally.add(outcome)
+    tally.progress.clear()
+    return tally.finish()
 
 
 def _with_stdin(results: Iterator[Outcome], stdin: Outcome | None, order: list[str]) -> Iterator[Outcome]:
     # stdin is processed first (it cannot go to a worker) but reported in argument order.
     for name in order:
-        if name == "-" and stdin is not None:
-            yield stdin
-        else:
-            yield next(results)
+        yield stdin if name == "-" and stdin is not None else next(results)
+
+
+def _migrate_stdin(job: Job, run: _Run) -> Outcome:
+    outcome = migrate_text(sys.stdin.read(), "-", replace(job, write="no", keep_text=True))
+    if run.writes and outcome.status in ("changed", "unchanged"):
+        sys.stdout.write(outcome.new_text)
+    return outcome
+
+
+class _Tally:
+    """Prints each outcome as it comes and keeps what the end of the run needs."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        self.counts: Counter[str] = Counter()
+        self.kept: list[Outcome] = []  # for --patch and --report only
+        self.progress = Progress(0, sys.stderr, False)
+
+    def add(self, outcome: Outcome) -> None:
+        self.counts[outcome.status] += 1
+        self.progress.tick()
+        if outcome.status != "skipped":
+            self.progress.clear()
+            _print_messages(outcome, self.run.verbosity)
+        if self.run.show_diff and outcome.status == "changed":
+            sys.stdout.write(unified_diff(outcome))
+        if self.run.show_patch or self.run.report_file is not None:
+            outcome.old_text = outcome.new_text = ""
+            self.kept.append(outcome)
+
+    def finish(self) -> int:
+        run = self.run
+        if run.show_patch:
+            _print_patch(self.kept, run)
+        if run.report_file is not None:
+            _write_report(run, self.kept)
+        if run.verbosity >= 0:
+            click.echo(_summary(self.counts, run), err=True)
+        if self.counts["failed"]:
+            return EXIT_INPUT
+        if run.check and self.counts["changed"]:
+            return EXIT_CHECK
+        return EXIT_OK
 
 
 def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[str]]:
@@ -233,25 +272,6 @@ def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[str]]:
     return inputs, missing
 
 
-def _deliver(outcome: Outcome, run: _Run, roots: dict[str, Path]) -> None:
-    """Write the card where it belongs, or to stdout for ``-``."""
-    if outcome.status in ("failed", "skipped") or not run.writes:
-        return
-    if outcome.name == "-":
-        sys.stdout.write(outcome.new_text)
-        return
-    if run.output_dir is not None:
-        target = run.output_dir / Path(outcome.name).relative_to(roots[outcome.name])
-    elif outcome.status == "changed":
-        target = Path(outcome.name)
-    else:
-        return
-    try:
-        io.write_atomic(target, outcome.new_text)
-    except io.CardError as error:
-        outcome.status, outcome.error = "failed", str(error)
-
-
 def _print_messages(outcome: Outcome, verbosity: int) -> None:
     if outcome.error:
         click.echo(f"{outcome.name}: error: {outcome.error}", err=True)
@@ -262,18 +282,14 @@ def _print_messages(outcome: Outcome, verbosity: int) -> None:
             click.echo(f"{outcome.name}: {note.severity}: [{note.transform}]{where} {note.message}", err=True)
 
 
-def _print_outputs(outcomes: list[Outcome], run: _Run) -> None:
-    if run.show_diff:
-        for outcome in outcomes:
-            if outcome.status == "changed":
-                sys.stdout.write(unified_diff(outcome))
-    if run.show_patch:
-        patchable = [o for o in outcomes if o.status in ("changed", "unchanged")]
-        if len(run.paths) == 1 and len(patchable) == 1 and not Path(run.paths[0]).is_dir():
-            document: Any = patchable[0].patch
-        else:
-            document = {outcome.name: outcome.patch for outcome in patchable}
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+def _print_patch(outcomes: list[Outcome], run: _Run) -> None:
+    """One input: its patch as an array; several: an object keyed by path."""
+    patchable = [o for o in outcomes if o.status in ("changed", "unchanged")]
+    if len(run.paths) == 1 and len(patchable) == 1 and not Path(run.paths[0]).is_dir():
+        document: Any = patchable[0].patch
+    else:
+        document = {outcome.name: outcome.patch for outcome in patchable}
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def unified_diff(outcome: Outcome) -> str:
@@ -302,10 +318,11 @@ def _write_report(run: _Run, outcomes: list[Outcome]) -> None:
         click.echo(f"{run.report_file}: error: {error}", err=True)
 
 
-def _summary(outcomes: list[Outcome], run: _Run) -> str:
+def _summary(counts: Mapping[str, int], run: _Run) -> str:
+    """The black-style closing line: ``12 cards upgraded, 3 already 1.0, 2 skipped, 1 failed``."""
     done, target = _WORDS[run.direction]
     target = "hybrid" if run.options.hybrid else target
-    counts = {status: sum(o.status == status for o in outcomes) for status in ("changed", "unchanged", "skipped", "failed")}
+    counts = {status: counts.get(status, 0) for status in ("changed", "unchanged", "skipped", "failed")}
     verb = f"would be {done}" if run.check or not run.writes else done
     card = "card" if counts["changed"] == 1 else "cards"
     parts = [f"{counts['changed']} {card} {verb}", f"{counts['unchanged']} already {target}"]

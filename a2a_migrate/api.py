@@ -41,7 +41,7 @@ def output_errors(card: Any, version: str) -> list[Note]:
     from a2a_migrate.validate import validate
 
     return [Note("error", "validate", finding.pointer, f"the result is not a valid {version} card: {finding.message}")
-            for finding in validate(to_plain(card), version, lint=False) if finding.severity == "error"]
+            for finding in validate(card, version, lint=False) if finding.severity == "error"]
 
 
 def _migrate(card: Any, direction: Direction, options: dict[str, Any]) -> Result:

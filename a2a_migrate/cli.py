@@ -259,11 +259,8 @@ def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[str]]:
         if raw == "-":
             inputs.append((discover.Found(Path("-"), Path(".")), False))
         elif path.is_dir():
-            seen: set[Path] = set()
             for file, chosen in discover.walk(path, run.include, run.exclude):
-                real = file.resolve()  # a card reached through a link is processed once
-                if (chosen or file.suffix.lower() in discover.CARD_SUFFIXES) and real not in seen:
-                    seen.add(real)
+                if chosen or file.suffix.lower() in discover.CARD_SUFFIXES:
                     inputs.append((discover.Found(file, path), not chosen))
         elif path.exists():
             inputs.append((discover.Found(path, path.parent), False))

@@ -46,29 +46,35 @@ def walk(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -
     """Yield ``(file, chosen)`` for every file under ``root``, in sorted order.
 
     A file is chosen by its card name or by ``include``; files and folders
-    matching ``exclude`` are not yielded at all. Skipped folders, and links
-    that lead out of ``root``, are not entered.
+    matching ``exclude`` are not yielded at all, nor are skipped folders
+    entered. Links found in the tree are not followed: one leading out of it
+    must not be rewritten, and one leading into it names a card the walk
+    reaches under its real name (so it is processed once, and stays a link).
     """
-    top = root.resolve()
-    for folder, dirs, files in os.walk(root, followlinks=True):
-        here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and _inside(here / d, top)
-                         and not _matches(_relative(here / d, root), exclude))
-        for name in sorted(files):
-            path = here / name
-            relative = _relative(path, root)
-            if not _inside(path, top) or _matches(relative, exclude):
-                continue  # an excluded file is not even looked into
-            yield path, is_card_name(name) or _matches(relative, include)
+    yield from _walk(root, root, include, exclude)
+
+
+def _walk(folder: Path, root: Path, include: Sequence[str], exclude: Sequence[str]) -> Iterator[tuple[Path, bool]]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:  # unreadable folder: nothing in it can be processed
+        return
+    subfolders = []
+    for entry in entries:
+        if entry.is_symlink():
+            continue
+        path = folder / entry.name
+        relative = _relative(path, root)
+        if _matches(relative, exclude):
+            continue
+        if entry.is_dir():
+            if entry.name not in SKIPPED_DIRS:
+                subfolders.append(path)
+        elif entry.is_file():
+            yield path, is_card_name(entry.name) or _matches(relative, include)
+    for path in subfolders:  # files of a folder before its subfolders, as os.walk orders them
+        yield from _walk(path, root, include, exclude)
 
 
 def _relative(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()
-
-
-def _inside(path: Path, top: Path) -> bool:
-    try:
-        path.resolve().relative_to(top)
-    except ValueError:
-        return False
-    return True

@@ -217,14 +217,16 @@ class JsonWriter:
 
     def string(self, text: str) -> str:
         """A string as the source wrote it, if it did; else in the file's escaping habit."""
+        spelled = json.dumps(text, ensure_ascii=self.ensure_ascii)
+        if (text.isascii() and "\\" not in spelled) or spelled in self.src:
+            return spelled  # nothing to spell differently, or spelled the way the file does
         if self._raw_strings is None:
             self._raw_strings = {}
             for match in _STRING_TOKEN.finditer(self.src):
                 raw = match.group(0)
                 if "\\" in raw:  # only escaped spellings can differ from json.dumps
                     self._raw_strings.setdefault(json.loads(raw), raw)
-        spelled = self._raw_strings.get(text)
-        return spelled if spelled is not None else json.dumps(text, ensure_ascii=self.ensure_ascii)
+        return self._raw_strings.get(text, spelled)
 
 
 def _indent_unit(src: str) -> str | None:

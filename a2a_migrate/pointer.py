@@ -5,7 +5,10 @@ from __future__ import annotations
 
 def escape(token: str | int) -> str:
     """Escape one reference token: ``~`` becomes ``~0`` and ``/`` becomes ``~1``."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" in text or "/" in text:  # rare: most tokens are member names and indexes
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def unescape(token: str) -> str:

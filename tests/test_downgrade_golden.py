@@ -41,6 +41,7 @@ from a2a_migrate import upgrade
 from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
 from a2a_migrate.versions import HYBRID, detect_version
+from golden_support import case_options, parse_plain, read
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -149,23 +150,7 @@ class Case:
     options: Options
 
 
-def read(path: Path) -> str:
-    """The file's exact text (no newline translation)."""
-    return path.read_bytes().decode("utf-8")
 
-
-def parse_plain(text: str, name: str) -> Any:
-    """The card as plain data, parsed independently of the tool's writer."""
-    if name.endswith((".yaml", ".yml")):
-        from ruamel.yaml import YAML
-
-        return YAML(typ="safe", pure=True).load(text)
-    return json.loads(text)
-
-
-def _options(folder: Path, case: str) -> Options:
-    path = folder / f"{case}.options.json"
-    return Options(**json.loads(path.read_text("utf-8"))) if path.exists() else Options()
 
 
 def _inputs(folder: Path) -> list[tuple[str, str, Path]]:
@@ -178,7 +163,7 @@ def _inputs(folder: Path) -> list[tuple[str, str, Path]]:
 
 
 def golden_cases() -> list[Case]:
-    return [Case(case, path, DOWN / f"{case}{OUTPUT_MARK}{suffix}", _options(DOWN, case))
+    return [Case(case, path, DOWN / f"{case}{OUTPUT_MARK}{suffix}", case_options(DOWN, case))
             for case, suffix, path in _inputs(DOWN)]
 
 
@@ -294,7 +279,7 @@ def test_refused_cases_are_found() -> None:
 
 @pytest.mark.parametrize(("case", "path"), refused_cases())
 def test_refused(case: str, path: Path) -> None:
-    outcome = downgrade_text(read(path), path.name, _options(REFUSED, case))
+    outcome = downgrade_text(read(path), path.name, case_options(REFUSED, case))
     assert outcome.status == "failed"
     places = {f"[{n.transform}] {n.pointer}" for n in outcome.notes if n.severity == "error"}
     expected = set(read(REFUSED / f"{case}.expected").split("\n")) - {""}

@@ -40,6 +40,7 @@ import pytest
 from a2a_migrate import io
 from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
+from golden_support import parse_plain, read
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -106,18 +107,6 @@ def _params(cases: list[Case]) -> list[Any]:
     return params
 
 
-def read(path: Path) -> str:
-    """The file's exact text (no newline translation)."""
-    return path.read_bytes().decode("utf-8")
-
-
-def parse_plain(text: str, name: str) -> Any:
-    """The card as plain data, parsed independently of the tool's writer."""
-    if name.endswith((".yaml", ".yml")):
-        from ruamel.yaml import YAML
-
-        return YAML(typ="safe", pure=True).load(text)
-    return json.loads(text)
 
 
 def upgrade(text: str, name: str, options: Options = Options()) -> Outcome:

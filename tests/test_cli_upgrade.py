@@ -230,3 +230,13 @@ def test_validate_command_text_json_and_exit_codes(tmp_path: Path) -> None:
     assert document["cards"][0]["valid"] is False and document["cards"][0]["version"] == "1.0"
     assert invoke("validate", "--version", "0.3", str(good)).exit_code == 1
     assert invoke("validate", str(tmp_path / "nope.json")).exit_code == 123
+
+
+def test_validate_strict_fails_on_warnings(tmp_path: Path) -> None:
+    card = json.loads(CLEAN)
+    card["supportedInterfaces"][0]["url"] = "http://localhost:8080/a2a"  # a lint warning, not an error
+    path = tmp_path / "agent-card.json"
+    path.write_text(json.dumps(card))
+    relaxed, strict = invoke("validate", str(path)), invoke("validate", "--strict", str(path))
+    assert relaxed.exit_code == 0 and "warning: /supportedInterfaces/0/url:" in relaxed.stdout
+    assert strict.exit_code == 1 and strict.stderr.strip() == "0 valid, 1 invalid"

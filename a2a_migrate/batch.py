@@ -145,8 +145,19 @@ def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1,
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(64, len(items) // (jobs * 8)))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
         yield from pool.map(_migrate_item, items, chunksize=chunk)
+
+
+def _die_with_parent() -> None:
+    """Make a worker end when the batch's process is killed (Linux), not write on, orphaned."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown is all there is
+        pass
 
 
 def _migrate_item(item: tuple[str, Job, str | None]) -> Outcome:

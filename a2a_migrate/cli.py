@@ -260,6 +260,8 @@ def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[str]]:
             inputs.append((discover.Found(Path("-"), Path(".")), False))
         elif path.is_dir():
             for file, chosen in discover.walk(path, run.include, run.exclude):
+                if run.writes and io.remove_stale_temporary(file):
+                    continue  # left by a run killed between naming and renaming its output
                 if chosen or file.suffix.lower() in discover.CARD_SUFFIXES:
                     inputs.append((discover.Found(file, path), not chosen))
         elif path.exists():

@@ -8,8 +8,10 @@ quoting and key order survive.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -201,6 +203,24 @@ def write_atomic(path: Path, text: str) -> None:
         raise CardError(f"cannot write: {error.strerror or error}") from None
 
 
+#: How a temporary file of ours is named: ``.<card name>.<8 hex>.a2a-migrate.tmp``.
+TEMPORARY = re.compile(r"^\.(.+)\.[0-9a-f]{8}\.a2a-migrate\.tmp$")
+
+
+def remove_stale_temporary(path: Path) -> bool:
+    """Remove a temporary file an interrupted run left beside a card; True if it was one.
+
+    With O_TMPFILE a run killed while writing leaves nothing, but a kill in the
+    microseconds between naming the finished file and renaming it over the card
+    leaves a complete, named temporary file: the next run removes it.
+    """
+    if not TEMPORARY.match(path.name):
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    return True
+
+
 def _replace_with(path: Path, data: bytes, mode: int | None) -> None:
     """Write ``data`` unnamed, give it a temporary name, rename it over ``path``.
 
@@ -210,7 +230,7 @@ def _replace_with(path: Path, data: bytes, mode: int | None) -> None:
     Where that is not possible a named temporary file is written instead. On
     any failure the temporary file is removed.
     """
-    temporary = path.parent / f".{path.name}.{os.urandom(4).hex()}.a2a-migrate.tmp"
+    temporary = path.parent / f".{path.name}.{os.urandom(4).hex()}.a2a-migrate.tmp"  # see TEMPORARY
     try:
         if not _write_anonymous(path.parent, temporary, data, mode):
             _write_named(temporary, data, mode)
@@ -234,12 +254,17 @@ def _write_anonymous(folder: Path, temporary: Path, data: bytes, mode: int | Non
         return _link_unnamed(handle, temporary)
 
 
-def _link_unnamed(handle: int, target: Path) -> bool:
-    """Give an O_TMPFILE a name: linkat(AT_EMPTY_PATH), else through /proc/self/fd."""
+@functools.cache
+def _libc() -> Any:
     import ctypes
 
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _link_unnamed(handle: int, target: Path) -> bool:
+    """Give an O_TMPFILE a name: linkat(AT_EMPTY_PATH), else through /proc/self/fd."""
     at_fdcwd, at_empty_path = -100, 0x1000
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _libc()
     if getattr(libc, "linkat", None) is not None and libc.linkat(handle, b"", at_fdcwd, os.fsencode(target), at_empty_path) == 0:
         return True
     try:

@@ -189,8 +189,8 @@ def build_yaml_tree(root: Path, count: int, shapes: list[tuple[str, Any]]) -> in
     for i in range(count):
         path = card_path(root, i, "agent-card.yaml")
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as stream:
-            yaml.dump(vary(usable[i % len(usable)], i), stream)
+        with path.open("w", encoding="utf-8") as out:
+            yaml.dump(vary(usable[i % len(usable)], i), out)
     return len(usable)
 
 
@@ -368,7 +368,7 @@ def profile(cards: int, top: int = 15) -> int:
                         "upgrade", "-j", "1", str(work / "cards")], stderr=subprocess.DEVNULL, check=True)
         stats = pstats.Stats(str(out))
         total = stats.total_tt  # type: ignore[attr-defined]
-        rows = []
+        rows: list[tuple[float, float, int, str]] = []
         for (file, line, function), (_, calls, own, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
             where = f"{file}:{line}({function})" if line else function
             if not any(wrapper in where for wrapper in WRAPPERS):
@@ -377,7 +377,7 @@ def profile(cards: int, top: int = 15) -> int:
         for title, key in (("cumulative", 0), ("own time", 1)):
             print(f"\ntop {top} by {title} (entry frames left out):")
             print(f"  {'cumulative':>10} {'own':>8} {'%':>5} {'calls':>8}  function")
-            for cumulative, own, calls, where in sorted(rows, key=lambda row: -row[key])[:top]:
+            for cumulative, own, calls, where in sorted(rows, key=lambda row: row[key], reverse=True)[:top]:
                 share = 100 * (cumulative if key == 0 else own) / total
                 print(f"  {cumulative:10.3f} {own:8.3f} {share:5.1f} {calls:8d}  {where}")
     finally:

@@ -28,7 +28,8 @@ CARD = json.dumps({
 MATCHED = [
     "agent-card.json", ".well-known/agent-card.json", "public/.well-known/agent.json", "agent_card.json",
     "src/AgentCard.json", "agent-card.yaml", "deploy/agent.yml", "cards/agent_card.yaml", "AgentCard.yml",
-    "cards/weather.agent-card.json", "x.agent-card.json",
+    "cards/weather.agent-card.json", "x.agent-card.json", "svc.agent-card.yaml", "svc.agent_card.json",
+    "Agent-Card.json", "agentcard.json", "AGENT.JSON",
 ]
 REJECTED = [
     "package.json", "my-agent-card.json", "superagent.json", "agent-card.json.bak", "agent-card.txt",
@@ -105,6 +106,8 @@ def test_files_pattern_agrees_with_discovery_on_the_sample_names() -> None:
 
     for path in MATCHED:
         assert is_card_name(path.rsplit("/", 1)[-1]), path
+    for path in REJECTED:
+        assert not is_card_name(path.rsplit("/", 1)[-1]), path
 
 
 def test_hooks_run_as_pre_commit_runs_them(tmp_path: Path) -> None:

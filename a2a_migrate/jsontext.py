@@ -17,6 +17,8 @@ from typing import Any
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+#: A new list of strings goes on one line, in a file that writes them so, up to this width.
+_INLINE_WIDTH = 80
 _STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
@@ -52,6 +54,7 @@ class JsonWriter:
         self.unit = _indent_unit(src)
         self.colon = _key_separator(src)
         self.ensure_ascii = _escapes_non_ascii(src)
+        self.inline_scalar_lists = _writes_scalar_lists_inline(src)
         self._raw_strings: dict[str, str] | None = None
 
     # -- entry point -----------------------------------------------------
@@ -98,7 +101,8 @@ class JsonWriter:
                 separator = self.src[pos + 1 : next_key]
             pos = next_key
         layout = self._layout(start, first_key, pos, separator, indent)
-        one_line = self._one_line_replacements(members, new)
+        replaced = self._replacements(members, new)
+        opening = next(iter(leading.values()))
         parts: list[tuple[str | None, str]] = []
         for key, value in new.items():
             if key in members:
@@ -106,28 +110,31 @@ class JsonWriter:
                 text = self.value(old[key], value_start, value, layout.member_indent, not layout.multiline)
                 parts.append((leading[key], key_and_colon + text))
             else:
-                text = self.fresh(value, layout.member_indent, inline=not layout.multiline or key in one_line)
-                parts.append((None, self.string(key) + self.colon + text))
-        return self._wrap("{", parts, "}", layout)
+                stood = replaced.get(key)  # a new member keeps the blank lines of the one it replaces
+                one_line = stood is not None and self._is_one_line_container(members[stood][1])
+                text = self.fresh(value, layout.member_indent, inline=not layout.multiline or one_line)
+                parts.append((leading.get(stood) if stood else None, self.string(key) + self.colon + text))
+        return self._wrap("{", _reopened(parts, opening), "}", layout)
 
-    def _one_line_replacements(self, members: dict[str, tuple[str, int]], new: dict[str, Any]) -> set[str]:
-        """New keys that take the place of a container the source wrote on one line.
+    def _replacements(self, members: dict[str, tuple[str, int]], new: dict[str, Any]) -> dict[str, str]:
+        """New keys, and the removed member whose place each takes.
 
         A transform puts a new member where the member it replaces stood, so
         the removed member right after the new one's predecessor is the one it
-        replaces; ``"security": [{"k": []}]`` makes ``securityRequirements``
-        one line too.
+        replaces: ``"security": [{"k": []}]`` makes ``securityRequirements``
+        one line too, and ``supportedInterfaces`` keeps the blank line ``url`` had.
         """
         old_keys = list(members)
-        found: set[str] = set()
+        found: dict[str, str] = {}
         previous = -1
         for key in new:
             if key in members:
                 previous = old_keys.index(key)
                 continue
             following = old_keys[previous + 1] if previous + 1 < len(old_keys) else None
-            if following is not None and following not in new and self._is_one_line_container(members[following][1]):
-                found.add(key)
+            if following is not None and following not in new:
+                found[key] = following
+                previous += 1  # the next new key replaces the member after this one
         return found
 
     def _is_one_line_container(self, start: int) -> bool:
@@ -163,7 +170,7 @@ class JsonWriter:
                                                          not layout.multiline)))
             else:
                 parts.append((None, self.fresh(value, layout.member_indent, inline=not layout.multiline)))
-        return self._wrap("[", parts, "]", layout)
+        return self._wrap("[", _reopened(parts, leading[0]), "]", layout)
 
     def _layout(self, start: int, first: int, close: int, separator: str, indent: str) -> _Layout:
         leading = self.src[start + 1 : first]
@@ -197,7 +204,9 @@ class JsonWriter:
             return self._fresh_wrap("{", parts, "}", indent, inline)
         if isinstance(value, list):
             parts = [self.fresh(v, self._deeper(indent), inline) for v in value]
-            return self._fresh_wrap("[", parts, "]", indent, inline)
+            short_scalars = (self.inline_scalar_lists and not any(isinstance(v, (dict, list)) for v in value)
+                             and sum(len(part) + 2 for part in parts) <= _INLINE_WIDTH)
+            return self._fresh_wrap("[", parts, "]", indent, inline or short_scalars)
         if isinstance(value, str):
             return self.string(value)
         return json.dumps(value)
@@ -227,6 +236,22 @@ class JsonWriter:
                 if "\\" in raw:  # only escaped spellings can differ from json.dumps
                     self._raw_strings.setdefault(json.loads(raw), raw)
         return self._raw_strings.get(text, spelled)
+
+
+def _reopened(parts: list[tuple[str | None, str]], opening: str) -> list[tuple[str | None, str]]:
+    """The first part takes the container's opening whitespace; the part that had it, if
+    now later, takes the layout's separator instead (``{"id": ..., "name": ...}``)."""
+    if not parts:
+        return parts
+    rest = [(None if gap == opening else gap, text) for gap, text in parts[1:]]
+    return [(opening, parts[0][1]), *rest]
+
+
+def _writes_scalar_lists_inline(src: str) -> bool:
+    """True when the file writes its lists of strings on one line (``"tags": ["a", "b"]``)."""
+    inline = len(re.findall(r'\[[ \t]*"', src))
+    broken = len(re.findall(r'\[[ \t]*\r?\n[ \t]*"', src))
+    return inline > broken
 
 
 def _indent_unit(src: str) -> str | None:

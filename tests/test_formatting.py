@@ -26,13 +26,6 @@ INPUTS = sorted(FORMAT.glob("*.in.*"))
 
 #: case id (``<case>.<format>``) -> why the tool's layout differs from the reviewed expectation.
 EXPECTED_FAILURES = {
-    "blank-lines.json": "the new supportedInterfaces takes the place of url but not the blank line before it",
-    "inline-first-member-removed.json": "removing the first member of a one-line object leaves the next one's "
-                                        "leading space: '{ \"streaming\": true}'",
-    "inline-first-member-added.json": "a member added first to a one-line object is followed by ',' without the "
-                                      "object's ', ' separator: '\"daily-forecast\",\"name\"'",
-    "new-array-style.json": "derived skill tags are laid out one per line although every array of strings in the "
-                            "file, the sibling skill's tags included, is written on one line",
     "comment-after-removed-key.yaml": "the comment line above defaultInputModes is lost with the key before it "
                                       "(ruamel keeps it as that key's trailing comment)",
     "quoting.yaml": "moved and new scalars lose the file's quoting: 'JSONRPC' becomes plain, and the new "

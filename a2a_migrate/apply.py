@@ -189,12 +189,13 @@ class Patcher:
             if type(value) is not str and isinstance(value, str):
                 self._removed.append(_Removed(None, token, None, None, value))
             return value
-        comment = _comments(parent).get(token)
+        # Comment lines after the member stay where they are (edit.remove); only its own comment travels.
+        comment = None if edit.keeps_following_comments(parent, token) else _comments(parent).get(token)
         if comment is not None or (type(value) is not str and isinstance(value, str)):
             keys = list(parent)
             position = keys.index(token)
             self._removed.append(_Removed(parent, token, keys[position - 1] if position else None, comment, value))
-        del parent[token]
+        edit.remove(parent, token)
         self._removed.extend(_inner_members(value))
         return value
 

@@ -111,3 +111,47 @@ def renamed_copy(mapping: Any, renames: Mapping[str, str], drop: Iterable[str] =
             if key not in dropped:
                 into[renames.get(key, key)] = _realigned(token) if key in renames else token
     return copy
+
+
+def remove(mapping: Any, key: str) -> Any:
+    """Delete ``key`` and return its value; full-line YAML comments after it stay.
+
+    ruamel keeps comment lines that follow a value as that key's trailing
+    comment, so deleting the key would delete the comment above the next key:
+    they are handed to the key before it instead.
+    """
+    comments = _comments(mapping)
+    keys = list(mapping)
+    value = mapping.pop(key)
+    token = comments.get(key) if comments is not None else None
+    following = _following_lines(token)
+    index = keys.index(key)
+    if following.strip() and index > 0 and comments is not None:
+        del comments[key]  # (any other comment stays filed under the key, as ruamel's del leaves it)
+        previous = comments.get(keys[index - 1])
+        if previous is not None and len(previous) > 2 and previous[2] is not None:
+            previous[2].value += following
+        else:
+            token[2].value = "\n" + following  # type: ignore[index]
+            comments[keys[index - 1]] = token
+    return value
+
+
+def keeps_following_comments(mapping: Any, key: str) -> bool:
+    """True when :func:`remove` would hand comment lines after ``key`` to the key before it."""
+    comments = _comments(mapping)
+    keys = list(mapping)
+    return (comments is not None and keys.index(key) > 0
+            and bool(_following_lines(comments.get(key)).strip()))
+
+
+def _following_lines(token: Any) -> str:
+    """The full-line comments after a value's own end-of-line comment, in a ruamel token."""
+    text = getattr(token[2], "value", "") if token is not None and len(token) > 2 and token[2] is not None else ""
+    return text.split("\n", 1)[1] if "\n" in text else ""
+
+
+def restyled(old: Any, new: str) -> str:
+    """``new`` in the quoting style of the value it replaces (a ruamel scalar string keeps its quotes)."""
+    style = type(old)
+    return style(new) if isinstance(old, str) and style is not str else new

@@ -25,12 +25,7 @@ FORMAT = Path(__file__).resolve().parent.parent / "golden" / "format"
 INPUTS = sorted(FORMAT.glob("*.in.*"))
 
 #: case id (``<case>.<format>``) -> why the tool's layout differs from the reviewed expectation.
-EXPECTED_FAILURES = {
-    "comment-after-removed-key.yaml": "the comment line above defaultInputModes is lost with the key before it "
-                                      "(ruamel keeps it as that key's trailing comment)",
-    "quoting.yaml": "moved and new scalars lose the file's quoting: 'JSONRPC' becomes plain, and the new "
-                    "protocolVersion is '0.3' where the value it replaces was double-quoted",
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 
 #: What each case is about, checked on both the input and the expected output, so that an
 #: editor normalizing the golden files cannot make a case test nothing.

@@ -50,7 +50,7 @@ def _move_top_level_extensions(card: Any, ctx: Context) -> None:
         return  # not A2A extensions: left for the vendor-member report
     target = card["capabilities"].get("extensions")
     merged = (list(target) if isinstance(target, list) else []) + list(extensions)
-    del card["extensions"]
+    edit.remove(card, "extensions")
     card["capabilities"]["extensions"] = merged
     ctx.note("/extensions", "assumed", "top-level extensions moved to capabilities.extensions, where both versions define them")
 

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_migrate import bindings, edit
+from a2a_migrate import edit
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
 from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS, major_minor
@@ -41,9 +42,10 @@ _BINDING_SPELLINGS = ("transport", "protocol", "transportProtocol", "type")
 def _binding(value: Any, pointer: str, ctx: Context) -> str:
     canonical = bindings.canonical(value)
     if canonical is not None:
-        if canonical != value:
-            ctx.note(pointer, "assumed", f"binding {value!r} written as {canonical!r}")
-        return canonical
+        if canonical == value:
+            return value  # as written, quotes and all
+        ctx.note(pointer, "assumed", f"binding {value!r} written as {canonical!r}")
+        return edit.restyled(value, canonical)
     if isinstance(value, str) and value.strip():
         ctx.note(pointer, "warning", f"binding {value!r} is not one of {', '.join(bindings.CORE)}: kept as written")
         return value
@@ -57,7 +59,7 @@ def _repair_interface(interface: Any, pointer: str, ctx: Context) -> None:
         interface["protocolBinding"] = _binding(interface["protocolBinding"], join(pointer, "protocolBinding"), ctx)
         transport = interface.get("transport")
         if "transport" in interface:
-            del interface["transport"]
+            edit.remove(interface, "transport")
             same = bindings.canonical(transport) == interface["protocolBinding"] or transport == interface["protocolBinding"]
             ctx.note(join(pointer, "transport"), "info" if same else "lossy",
                      "0.3 transport dropped beside protocolBinding" + ("" if same else f" (it said {transport!r})"))
@@ -165,7 +167,7 @@ def _strip_hybrid(card: Any, ctx: Context) -> None:
             interfaces.append(interface)
             ctx.note(pointer, "assumed", "0.3 endpoint missing from supportedInterfaces: appended to it")
     for key in [key for key in card if key in LEGACY_ENDPOINT_MEMBERS]:
-        del card[key]
+        edit.remove(card, key)
 
 
 def up(card: Any, ctx: Context) -> None:

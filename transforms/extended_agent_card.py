@@ -25,7 +25,7 @@ def up(card: Any, ctx: Context) -> None:
     for name in _LEGACY:
         if name not in card:
             continue
-        value = card.pop(name)
+        value = edit.remove(card, name)
         if "extendedAgentCard" in capabilities:
             same = capabilities["extendedAgentCard"] == value
             ctx.note(f"/{name}", "info" if same else "lossy",
@@ -41,7 +41,7 @@ def down(card: Any, ctx: Context) -> None:
     capabilities = card.get("capabilities")
     if not isinstance(capabilities, MutableMapping) or "extendedAgentCard" not in capabilities:
         return
-    value = capabilities.pop("extendedAgentCard")
+    value = edit.remove(capabilities, "extendedAgentCard")
     if ctx.options.hybrid:
         capabilities["extendedAgentCard"] = value
     edit.insert_at(card, edit.position(card, "capabilities") + 1, "supportsAuthenticatedExtendedCard", value)

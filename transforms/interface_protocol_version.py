@@ -30,7 +30,7 @@ GATEWAY_HINT = "if a gateway translates for 0.3 clients, pass --interface-versio
 
 def _set(interface: Any, value: str) -> None:
     if "protocolVersion" in interface:
-        interface["protocolVersion"] = value
+        interface["protocolVersion"] = edit.restyled(interface["protocolVersion"], value)
     else:
         edit.insert_at(interface, edit.position(interface, "protocolBinding") + 1, "protocolVersion", value)
 

@@ -53,7 +53,7 @@ def up(card: Any, ctx: Context) -> None:
         ctx.note("/authentication", "error", "authentication has no schemes list: describe it in securitySchemes by hand")
         return
     if isinstance(card.get("securitySchemes"), Mapping) and card["securitySchemes"]:
-        del card["authentication"]
+        edit.remove(card, "authentication")
         ctx.note("/authentication", "lossy", "v0.1 authentication dropped: the card already has securitySchemes")
         return
     if "security" in card:

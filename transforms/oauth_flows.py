@@ -139,7 +139,7 @@ def _drop_device_code(card: Any, name: str, body: Any, ctx: Context) -> None:
 def _complete_flow(flow_name: str, flow: Any, pointer: str, ctx: Context) -> None:
     """Drop ``pkceRequired``; make the members 0.3 requires present."""
     if "pkceRequired" in flow:
-        value = flow.pop("pkceRequired")
+        value = edit.remove(flow, "pkceRequired")
         ctx.note(join(pointer, "pkceRequired"), "lossy" if value else "info",
                  f"pkceRequired ({value!r}) dropped: 0.3 cannot say it" + (", clients may not use PKCE" if value else ""))
     if "scopes" not in flow:

@@ -24,7 +24,7 @@ def _rename_in(pointer: str, mapping: Any, ctx: Context) -> bool:
             continue
         if camel in mapping:
             same = mapping[camel] == mapping[key]
-            del mapping[key]
+            edit.remove(mapping, key)
             ctx.note(join(pointer, key), "info" if same else "lossy", f"{key} dropped: {camel} is also present" + ("" if same else " with another value"))
         else:
             edit.rename(mapping, key, camel)

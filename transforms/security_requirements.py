@@ -80,7 +80,7 @@ def _up_holder(holder: Any, pointer: str, ctx: Context) -> None:
         return
     converted = [to_v1(requirement) for requirement in old]
     if "securityRequirements" in holder:
-        del holder["security"]
+        edit.remove(holder, "security")
         same = converted == [to_v1(r) for r in holder["securityRequirements"] if isinstance(r, Mapping)]
         ctx.note(join(pointer, "security"), "info" if same else "lossy",
                  "0.3 security dropped beside securityRequirements" + ("" if same else ", which says otherwise"))

@@ -63,7 +63,7 @@ def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None
     body = scheme[wrapper]
     legacy = [key for key in scheme if key != wrapper and key in _LEGACY_MEMBERS]
     for key in legacy:
-        value, name = scheme.pop(key), _RENAMED_UP.get(key, key)
+        value, name = edit.remove(scheme, key), _RENAMED_UP.get(key, key)
         where = join(pointer, key)
         if key == "type":
             same = _TYPES.get(str(value).strip().lower()) == WRAPPER_TYPES[wrapper]

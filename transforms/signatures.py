@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from a2a_migrate import edit
 from a2a_migrate.context import Context
 from a2a_migrate.io import to_plain
 from a2a_migrate.pointer import join
@@ -60,7 +61,7 @@ def _handle(card: Any, ctx: Context) -> None:
                 ctx.note(join("", member, index) if isinstance(value, list) else join("", member), "warning",
                          f"{_describe(signature)} kept, but it no longer verifies: re-sign the card")
             continue
-        del card[member]
+        edit.remove(card, member)
         for index, signature in enumerate(items):
             ctx.note(join("", member, index) if isinstance(value, list) else join("", member), "lossy",
                      f"{_describe(signature)} dropped: the migrated card is different content and would not verify")

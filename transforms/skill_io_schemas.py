@@ -92,7 +92,7 @@ def _convert(card: Any, skill: Any, pointer: str, ctx: Context) -> None:
         if member == "inputSchema":
             _input_example(skill, schema, pointer, ctx)
         _add_mode(card, skill, modes, pointer, ctx)
-        del skill[member]
+        edit.remove(skill, member)
         ctx.note(join(pointer, member), "lossy", f"{member} dropped: no A2A version has a place for it")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
+from a2a_migrate import edit
 from a2a_migrate.context import Context
 
 
@@ -18,7 +19,7 @@ def up(card: Any, ctx: Context) -> None:
     """Drop the flag."""
     capabilities = card.get("capabilities")
     if isinstance(capabilities, MutableMapping) and "stateTransitionHistory" in capabilities:
-        value = capabilities.pop("stateTransitionHistory")
+        value = edit.remove(capabilities, "stateTransitionHistory")
         ctx.note("/capabilities/stateTransitionHistory", "lossy",
                  f"stateTransitionHistory ({value!r}) dropped: 1.0 removed it (it had no API)")
 

@@ -29,16 +29,11 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import ipaddress
 import json
 import re
-import threading
-import time
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from a2a_migrate.context import Options
 from a2a_migrate.io import to_plain
@@ -319,6 +314,8 @@ def _cached_signing_key(text: str, source: str) -> Key:
 
 def sign(card: Mapping[str, Any], request: SigningRequest) -> dict[str, str]:
     """The signature object ``{"protected", "signature"}`` of ``card``."""
+    import warnings
+
     _, jws, _ = _libraries()
     payload = canonical_payload(card)
     key = _cached_signing_key(request.key, request.source)
@@ -598,6 +595,8 @@ def _candidates(kid: str | None, jku: Any, keys: Sequence[Key], fetch: KeyFetche
 
 
 def _verifies(parts: tuple[str, str], payload: bytes, key: Key, alg: str) -> bool:
+    import warnings
+
     _, jws, _ = _libraries()
     from joserfc.errors import BadSignatureError, JoseError
 
@@ -652,6 +651,8 @@ def _clean_empty(value: Any) -> Any:
 
 def check_jku_url(url: str) -> str:
     """Why ``url`` may not be a jku, or "" (HTTPS; plain HTTP only on this machine)."""
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url)
     if parts.scheme == "https" and parts.hostname:
         return ""
@@ -661,6 +662,8 @@ def check_jku_url(url: str) -> str:
 
 
 def _is_loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:
@@ -675,6 +678,9 @@ def fetch_jwks(url: str, timeout: float = JKU_TIMEOUT, max_bytes: int = JKU_MAX_
     Redirects are not followed. The time limit covers the whole fetch (connect,
     headers and body), not each read.
     """
+    import threading
+    import time
+
     problem = check_jku_url(url)
     if problem:
         raise SigningError(problem)
@@ -704,6 +710,8 @@ def fetch_jwks(url: str, timeout: float = JKU_TIMEOUT, max_bytes: int = JKU_MAX_
 
 
 def _download(url: str, deadline: float, timeout: float, max_bytes: int) -> bytes:
+    from urllib.parse import urlsplit
+
     import urllib.error
     import urllib.request
 
@@ -735,6 +743,8 @@ def _download(url: str, deadline: float, timeout: float, max_bytes: int) -> byte
 
 
 def _read_limited(response: Any, url: str, deadline: float, max_bytes: int, too_slow: SigningError) -> bytes:
+    import time
+
     with response:
         declared = response.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > max_bytes:

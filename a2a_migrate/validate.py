@@ -19,10 +19,10 @@ from __future__ import annotations
 import functools
 import ipaddress
 import json
+from pathlib import Path
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -126,8 +126,9 @@ def _sort_key(finding: Finding) -> tuple[Any, ...]:
 
 
 def _read_schema(name: str) -> Any:
-    schemas = resources.files(__package__) / "schemas"
-    return json.loads((schemas / name).read_text("utf-8"))
+    # Beside this module in the package (a wheel installs it unzipped); importlib.resources
+    # would cost the command-line start-up more than the read itself.
+    return json.loads((Path(__file__).parent / "schemas" / name).read_text("utf-8"))
 
 
 def _kind(value: Any) -> str:

@@ -11,6 +11,7 @@ line ending and escaping habit.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -52,10 +53,20 @@ class JsonWriter:
         self.src = src
         self.newline = "\r\n" if "\r\n" in src else "\n"
         self.unit = _indent_unit(src)
-        self.colon = _key_separator(src)
         self.ensure_ascii = _escapes_non_ascii(src)
-        self.inline_scalar_lists = _writes_scalar_lists_inline(src)
         self._raw_strings: dict[str, str] | None = None
+
+    # Habits only new members and new lists need: read from the source on first use.
+
+    @functools.cached_property
+    def colon(self) -> str:
+        """How the file writes ``:`` between a key and its value."""
+        return _key_separator(self.src)
+
+    @functools.cached_property
+    def inline_scalar_lists(self) -> bool:
+        """Whether the file writes its lists of strings on one line."""
+        return _writes_scalar_lists_inline(self.src)
 
     # -- entry point -----------------------------------------------------
 

@@ -205,7 +205,7 @@ def layout(old_text: str, new_text: str, patch: Sequence[Any], name: str) -> dic
     wanted = io.parse(new_text, name).original
     orders: dict[str, list[str]] = {}
     for where, obj in _objects(wanted):
-        got = _at(patched, where)
+        got = jp.resolve(patched, where, None)
         if isinstance(got, dict) and list(got) != list(obj):
             orders[where] = list(obj)
     return orders
@@ -219,17 +219,6 @@ def _objects(value: Any, where: str = "") -> Iterable[tuple[str, dict[str, Any]]
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _objects(item, jp.join(where, index))
-
-
-def _at(value: Any, where: str) -> Any:
-    for token in jp.split(where):
-        if isinstance(value, dict) and token in value:
-            value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return None
-    return value
 
 
 def _non_default(options: Options) -> dict[str, Any]:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+#: What :func:`resolve` returns for a place the document does not have, unless told otherwise.
+MISSING: Any = object()
+
 
 def escape(token: str | int) -> str:
     """Escape one reference token: ``~`` becomes ``~0`` and ``/`` becomes ``~1``."""
@@ -28,3 +34,16 @@ def split(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
         raise ValueError(f"not a JSON pointer: {pointer!r}")
     return [unescape(token) for token in pointer[1:].split("/")]
+
+
+def resolve(document: Any, where: str | Iterable[str], missing: Any = MISSING) -> Any:
+    """The value at a pointer (or at its split tokens), or ``missing`` if there is none."""
+    value = document
+    for token in split(where) if isinstance(where, str) else where:
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return missing
+    return value

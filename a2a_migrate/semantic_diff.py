@@ -172,7 +172,7 @@ class _Matcher:
             group = [(l, p) for l, p in leaves if l.tokens[: len(source)] == source and p.tokens[: len(target)] == target]
             done.update(id(l) for l, _ in group)
             if len(group) > 1 or (source, target) != (leaf.tokens, partner.tokens):
-                value = _value_at(self.new, target)
+                value = jp.resolve(self.new, target, _ABSENT)
                 self.moves.append(Difference("moved", _pointer(target), _pointer(source), value, value))
             else:
                 self.moves.append(Difference("moved", _pointer(partner.tokens), _pointer(leaf.tokens), leaf.value, partner.value))
@@ -184,7 +184,7 @@ class _Matcher:
             source, target = source[:-1], target[:-1]
             if not source or not target:
                 break
-            if _same(_value_at(self.old, source), _value_at(self.new, target)):
+            if _same(jp.resolve(self.old, source, _ABSENT), jp.resolve(self.new, target, _ABSENT)):
                 best = (source, target)
         return best
 
@@ -202,17 +202,6 @@ def _unpaired(kind: Kind, tokens: Tokens, value: Any) -> Difference:
     if kind == "removed":
         return Difference("removed", _pointer(tokens), old=value)
     return Difference("added", _pointer(tokens), new=value)
-
-
-def _value_at(value: Any, tokens: Tokens) -> Any:
-    for token in tokens:
-        if isinstance(value, dict) and token in value:
-            value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return _ABSENT
-    return value
 
 
 _ABSENT = object()

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from a2a_migrate.context import Options
 
@@ -27,3 +30,10 @@ def case_options(folder: Path, case: str) -> Options:
     """The :class:`Options` of ``<case>.options.json`` beside the pair, or the defaults."""
     path = folder / f"{case}.options.json"
     return Options(**json.loads(path.read_text("utf-8"))) if path.exists() else Options()
+
+
+def params(cases: Iterable[Any], expected_failures: Mapping[str, str]) -> list[Any]:
+    """One pytest param per case (``case.name`` its id), strict xfails where a bug is known."""
+    return [pytest.param(case, id=case.name, marks=[
+        pytest.mark.xfail(reason=expected_failures[case.name], strict=True, raises=AssertionError)
+    ] if case.name in expected_failures else []) for case in cases]

@@ -41,7 +41,7 @@ from a2a_migrate import upgrade
 from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
 from a2a_migrate.versions import HYBRID, detect_version
-from golden_support import case_options, parse_plain, read
+from golden_support import params, case_options, parse_plain, read
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -167,16 +167,6 @@ def golden_cases() -> list[Case]:
             for case, suffix, path in _inputs(DOWN)]
 
 
-def _params(cases: list[Case]) -> list[Any]:
-    params = []
-    for case in cases:
-        marks = []
-        if case.name in EXPECTED_FAILURES:
-            marks.append(pytest.mark.xfail(reason=EXPECTED_FAILURES[case.name], strict=True, raises=AssertionError))
-        params.append(pytest.param(case, id=case.name, marks=marks))
-    return params
-
-
 def downgrade_text(text: str, name: str, options: Options = Options()) -> Outcome:
     return migrate_text(text, name, Job("down", options, record=True))
 
@@ -201,7 +191,7 @@ def test_every_expected_file_has_an_input() -> None:
     assert options <= {case.name for case in CASES}, "options files without a case"
 
 
-@pytest.mark.parametrize("case", _params(CASES))
+@pytest.mark.parametrize("case", params(CASES, EXPECTED_FAILURES))
 def test_golden_downgrade(case: Case) -> None:
     assert case.expected.exists(), f"{case.expected.name} is missing"
     text, expected = read(case.source), read(case.expected)

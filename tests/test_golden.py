@@ -40,7 +40,7 @@ import pytest
 from a2a_migrate import io
 from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
-from golden_support import parse_plain, read
+from golden_support import params, parse_plain, read
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -95,16 +95,6 @@ def golden_cases() -> list[Case]:
         options = Options(**json.loads(options_file.read_text("utf-8"))) if options_file.exists() else Options()
         cases.append(Case(case, path, GOLDEN / f"{case}{OUTPUT_MARK}{suffix}", options))
     return cases
-
-
-def _params(cases: list[Case]) -> list[Any]:
-    params = []
-    for case in cases:
-        marks = []
-        if case.name in EXPECTED_FAILURES:
-            marks.append(pytest.mark.xfail(reason=EXPECTED_FAILURES[case.name], strict=True, raises=AssertionError))
-        params.append(pytest.param(case, id=case.name, marks=marks))
-    return params
 
 
 
@@ -304,7 +294,7 @@ def test_already_1_0_is_its_own_expectation() -> None:
     assert read(case.source) == read(case.expected)
 
 
-@pytest.mark.parametrize("case", _params(CASES))
+@pytest.mark.parametrize("case", params(CASES, EXPECTED_FAILURES))
 def test_golden_upgrade(case: Case) -> None:
     assert case.expected.exists(), f"{case.expected.name} is missing"
     text, expected = read(case.source), read(case.expected)

@@ -39,3 +39,13 @@ def test_empty_version_is_legacy() -> None:
 ])
 def test_detect_version_by_shape(card, version) -> None:
     assert detect_version(card) == version
+
+
+def test_resolve_follows_pointers_and_tokens() -> None:
+    from a2a_migrate.pointer import MISSING, resolve
+
+    card = {"skills": [{"id": "a/b"}], "x~y": 1}
+    assert resolve(card, "/skills/0/id") == "a/b"
+    assert resolve(card, ("skills", "0", "id")) == "a/b"
+    assert resolve(card, "/x~0y") == 1
+    assert resolve(card, "/skills/1") is MISSING and resolve(card, "/nope", None) is None

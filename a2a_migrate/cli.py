@@ -294,7 +294,7 @@ def _print_patch(outcomes: list[Outcome], run: _Run) -> None:
 def unified_diff(outcome: Outcome) -> str:
     """A unified diff of one outcome, ``a/`` and ``b/`` prefixed like git's."""
     lines = difflib.unified_diff(outcome.old_text.splitlines(keepends=True), outcome.new_text.splitlines(keepends=True),
-                                 f"a/{outcome.name}", f"b/{outcome.name}")
+                                 f"a/{outcome.name.lstrip('/')}", f"b/{outcome.name.lstrip('/')}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 

@@ -90,7 +90,9 @@ def run(
             if after != before:
                 changes.extend(Change(ctx.transform, op) for op in _diff(before, after))
             before = after
-    final = before if record else to_plain(card)
+    # Without a record, compare the working copy itself: dict equality holds across
+    # ruamel's types, and a copy per card would cost as much as a parse.
+    final = before if record else card
     return Result(card, source, TARGET[direction], ctx.notes, changes, final != start)
 
 

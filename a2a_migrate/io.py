@@ -48,8 +48,22 @@ class Document:
 
 
 def to_plain(value: Any) -> Any:
-    """A deep copy made of dict, list, str, int, float, bool and None only."""
-    return json.loads(json.dumps(value, default=str))
+    """A deep copy made of dict, list, str, int, float, bool and None only.
+
+    A YAML timestamp (``version: 2024-01-01`` reads as a date) has no JSON
+    form: it becomes ``{"$yamlTimestamp": "2024-01-01"}``, which no card
+    member accepts, so validation names it and it never equals the string a
+    repair writes in its place.
+    """
+    return json.loads(json.dumps(value, default=_non_json))
+
+
+def _non_json(value: Any) -> Any:
+    import datetime
+
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return {"$yamlTimestamp": value.isoformat()}
+    return str(value)
 
 
 def guess_format(name: str, text: str) -> Format:

@@ -64,7 +64,7 @@ def test_diff_prints_unified_diff_and_writes_nothing(tree: Path) -> None:
     path = tree / "a" / "agent-card.json"
     result = invoke("upgrade", "--diff", str(path))
     assert result.exit_code == 0
-    assert result.stdout.startswith(f"--- a/{path}\n+++ b/{path}\n")
+    assert result.stdout.startswith(f"--- a/{str(path).lstrip('/')}\n+++ b/{str(path).lstrip('/')}\n")
     assert '-  "url": "https://echo.example.com/a2a",' in result.stdout
     assert path.read_text() == CARD
 
@@ -240,3 +240,31 @@ def test_validate_strict_fails_on_warnings(tmp_path: Path) -> None:
     relaxed, strict = invoke("validate", str(path)), invoke("validate", "--strict", str(path))
     assert relaxed.exit_code == 0 and "warning: /supportedInterfaces/0/url:" in relaxed.stdout
     assert strict.exit_code == 1 and strict.stderr.strip() == "0 valid, 1 invalid"
+
+
+def test_a_yaml_date_version_is_rewritten_as_a_string(tmp_path: Path) -> None:
+    card = tmp_path / "agent.yaml"
+    card.write_text(CLEAN_YAML.replace("version: '1.0.0'", "version: 2024-01-01"))
+    check = invoke("upgrade", "--check", str(card))
+    assert check.exit_code == 1
+    assert invoke("upgrade", str(card)).exit_code == 0
+    assert "version: '2024-01-01'" in card.read_text()
+    assert invoke("upgrade", "--check", str(card)).exit_code == 0
+
+
+CLEAN_YAML = """name: Echo
+description: Echoes messages
+supportedInterfaces:
+  - url: https://echo.example.com/a2a
+    protocolBinding: JSONRPC
+    protocolVersion: '0.3'
+version: '1.0.0'
+capabilities: {}
+defaultInputModes: [text/plain]
+defaultOutputModes: [text/plain]
+skills:
+  - id: echo
+    name: Echo
+    description: Echo back
+    tags: [echo]
+"""

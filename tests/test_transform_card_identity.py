@@ -27,3 +27,10 @@ def test_defaults_fill_missing_members() -> None:
 def test_numeric_version_becomes_a_string() -> None:
     out, notes = run(card_identity, base_card(version=2))
     assert out["version"] == "2" and brief(notes) == [("assumed", "/version")]
+
+
+def test_a_yaml_date_version_becomes_its_string() -> None:
+    import datetime
+
+    out, notes = run(card_identity, base_card(version=datetime.date(2024, 1, 1)))
+    assert out["version"] == "2024-01-01" and brief(notes) == [("assumed", "/version")]

@@ -8,6 +8,7 @@ identity: a missing member is an error unless the user supplies it with
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from a2a_migrate.context import Context
@@ -24,7 +25,8 @@ def _check(card: Any, ctx: Context) -> None:
         value = card.get(member)
         if isinstance(value, str) and value.strip():
             continue
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and member == "version":
+        if isinstance(value, (int, float, datetime.date)) and not isinstance(value, bool) and member == "version":
+            # a YAML reader turns `version: 2024-01-01` or `version: 1.2` into a date or a number
             card[member] = str(value)
             ctx.note(f"/{member}", "assumed", f"version {value} written as the string {str(value)!r}")
             continue

@@ -669,8 +669,8 @@ def _lint_common(
     signatures = card.get("signatures")
     if isinstance(signatures, list) and signatures:
         text = (
-            "signatures cannot be verified here, and any change to the card "
-            "(a migration included) invalidates them"
+            "signatures are not checked by validate (use `a2a-migrate verify CARD --key ...`), and any "
+            "change to the card (a migration included) invalidates them"
         )
         yield _warn(("signatures",), text, "signatures")
 

@@ -309,3 +309,15 @@ def test_lint_survives_wrong_types(version: str) -> None:
     )
     findings = validate(card, version)
     assert any(f.severity == "error" for f in findings)
+
+
+def test_the_signatures_warning_points_at_the_verify_command() -> None:
+    from a2a_migrate.validate import validate
+
+    card = {"name": "A", "description": "d", "version": "1", "capabilities": {},
+            "supportedInterfaces": [{"url": "https://a.example.com", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
+            "signatures": [{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln"}]}
+    (finding,) = [f for f in validate(card) if f.rule == "signatures"]
+    assert "a2a-migrate verify" in finding.message

@@ -28,7 +28,7 @@ from typing import Any, cast
 
 from a2a_migrate import __version__, io
 from a2a_migrate import pointer as jp
-from a2a_migrate.apply import Patcher, PatchError, sha256
+from a2a_migrate.patching import Patcher, PatchError, sha256
 from a2a_migrate.batch import Outcome
 from a2a_migrate.context import SEVERITIES, Note, Options
 from a2a_migrate.engine import TARGET, Change, Direction

@@ -263,7 +263,7 @@ def _shared(a: Tokens, b: Tokens) -> int:
 
 
 def _same(a: Any, b: Any) -> bool:
-    from a2a_migrate.apply import json_equal
+    from a2a_migrate.patching import json_equal
 
     return json_equal(a, b)
 

@@ -19,7 +19,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from a2a_migrate import cli, io
-from a2a_migrate.apply import PatchError, Patcher, json_equal, review
+from a2a_migrate.apply import review
+from a2a_migrate.patching import PatchError, Patcher, json_equal
 from a2a_migrate.batch import Job, migrate_text
 from a2a_migrate.context import Options
 

@@ -187,19 +187,44 @@ def _execute(run: _Run) -> int:
     job = Job(run.direction, run.options, record=run.show_patch or run.report_file is not None, strict=run.strict,
               write=write, output_dir=str(run.output_dir) if run.output_dir is not None else None,
               keep_text=run.show_diff)
-    inputs, missing = _expand(run)
+    inputs, unusable = _expand(run)
     tally = _Tally(run)
-    for path in missing:
-        tally.add(Outcome(path, "failed", error="no such file or folder"))
+    for path, reason in unusable:
+        tally.add(Outcome(path, "failed", error=reason))
     order = [str(found.path) for found, _ in inputs]
     files = [(name, sniff) for name, (_, sniff) in zip(order, inputs) if name != "-"]
     roots = {str(found.path): str(found.root) for found, _ in inputs}
+    if run.writes and run.output_dir is not None:
+        clashes = _clashes(files, roots, run.output_dir)
+        for name, earlier in clashes.items():
+            tally.add(Outcome(name, "failed", error=f"its result would overwrite that of {earlier} in {run.output_dir}"))
+        files = [(name, sniff) for name, sniff in files if name not in clashes]
+        order = [name for name in order if name not in clashes]
     stdin = _migrate_stdin(job, run) if "-" in order else None
     tally.progress = Progress.for_terminal(len(files), sys.stderr, run.verbosity < 0)
     for outcome in _with_stdin(run_batch(files, job, run.jobs, roots), stdin, order):
         tally.add(outcome)
     tally.progress.clear()
     return tally.finish()
+
+
+def _file_root(path: Path) -> Path:
+    """Where ``-o`` measures a named file from: the working folder when the file is below it
+    (``d1/agent-card.json`` -> ``OUT/d1/agent-card.json``), else its own folder."""
+    return Path(".") if not path.is_absolute() and ".." not in path.parts else path.parent
+
+
+def _clashes(files: list[tuple[str, bool]], roots: dict[str, str], output_dir: Path) -> dict[str, str]:
+    """Inputs whose ``-o`` target another input already has: ``{later: earlier}``."""
+    taken: dict[Path, str] = {}
+    clashes: dict[str, str] = {}
+    for name, _ in files:
+        target = output_dir / Path(name).relative_to(roots[name])
+        if target in taken:
+            clashes[name] = taken[target]
+        else:
+            taken[target] = name
+    return clashes
 
 
 def _with_stdin(results: Iterator[Outcome], stdin: Outcome | None, order: list[str]) -> Iterator[Outcome]:
@@ -240,8 +265,8 @@ class _Tally:
         run = self.run
         if run.show_patch:
             _print_patch(self.kept, run)
-        if run.report_file is not None:
-            _write_report(run, self.kept)
+        if run.report_file is not None and not _write_report(run, self.kept):
+            self.counts["failed"] += 1  # a report CI relies on must not go missing quietly
         if run.verbosity >= 0:
             click.echo(_summary(self.counts, run), err=True)
         if self.counts["failed"]:
@@ -251,24 +276,27 @@ class _Tally:
         return EXIT_OK
 
 
-def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[str]]:
+def _expand(run: _Run) -> tuple[list[tuple[discover.Found, bool]], list[tuple[str, str]]]:
+    """The files to process, and ``(path, reason)`` for paths that could not be looked into."""
     inputs: list[tuple[discover.Found, bool]] = []
-    missing: list[str] = []
+    unusable: list[tuple[str, str]] = []
     for raw in run.paths:
         path = Path(raw)
         if raw == "-":
             inputs.append((discover.Found(Path("-"), Path(".")), False))
         elif path.is_dir():
-            for file, chosen in discover.walk(path, run.include, run.exclude):
+            unreadable: list[tuple[Path, str]] = []
+            for file, chosen in discover.walk(path, run.include, run.exclude, unreadable):
                 if run.writes and io.remove_stale_temporary(file):
                     continue  # left by a run killed between naming and renaming its output
                 if chosen or file.suffix.lower() in discover.CARD_SUFFIXES:
                     inputs.append((discover.Found(file, path), not chosen))
+            unusable += [(str(folder), f"cannot read the folder: {reason}") for folder, reason in unreadable]
         elif path.exists():
-            inputs.append((discover.Found(path, path.parent), False))
+            inputs.append((discover.Found(path, _file_root(path)), False))
         else:
-            missing.append(raw)
-    return inputs, missing
+            unusable.append((raw, "no such file or folder"))
+    return inputs, unusable
 
 
 def _print_messages(outcome: Outcome, verbosity: int) -> None:
@@ -284,8 +312,8 @@ def _print_messages(outcome: Outcome, verbosity: int) -> None:
 def _print_patch(outcomes: list[Outcome], run: _Run) -> None:
     """One input: its patch as an array; several: an object keyed by path."""
     patchable = [o for o in outcomes if o.status in ("changed", "unchanged")]
-    if len(run.paths) == 1 and len(patchable) == 1 and not Path(run.paths[0]).is_dir():
-        document: Any = patchable[0].patch
+    if len(run.paths) == 1 and not Path(run.paths[0]).is_dir():
+        document: Any = patchable[0].patch if patchable else []  # one input: always an array
     else:
         document = {outcome.name: outcome.patch for outcome in patchable}
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
@@ -298,7 +326,7 @@ def unified_diff(outcome: Outcome) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def _write_report(run: _Run, outcomes: list[Outcome]) -> None:
+def _write_report(run: _Run, outcomes: list[Outcome]) -> bool:
     cards = [{
         "path": outcome.name,
         "status": outcome.status,
@@ -315,6 +343,8 @@ def _write_report(run: _Run, outcomes: list[Outcome]) -> None:
         io.write_atomic(run.report_file, json.dumps(report, indent=2, ensure_ascii=False) + "\n")  # type: ignore[arg-type]
     except io.CardError as error:
         click.echo(f"{run.report_file}: error: {error}", err=True)
+        return False
+    return True
 
 
 def _summary(counts: Mapping[str, int], run: _Run) -> str:

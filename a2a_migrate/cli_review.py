@@ -80,8 +80,8 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     verbosity = _verbosity(quiet, verbose)
     run = cli._Run(direction, paths, None, False, False, True, None, strict, settings, include, exclude,
                    jobs or default_jobs(), verbosity)
-    inputs, missing = cli._expand(run)
-    outcomes = [Outcome(path, "failed", error="no such file or folder") for path in missing]
+    inputs, unusable = cli._expand(run)
+    outcomes = [Outcome(path, "failed", error=reason) for path, reason in unusable]
     files = [(str(found.path), sniff) for found, sniff in inputs]
     outcomes += run_batch(files, Job(direction, settings, record=True, strict=strict), run.jobs)
     for outcome in outcomes:

@@ -42,7 +42,8 @@ def _matches(relative: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
-def walk(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[tuple[Path, bool]]:
+def walk(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = (),
+         unreadable: list[tuple[Path, str]] | None = None) -> Iterator[tuple[Path, bool]]:
     """Yield ``(file, chosen)`` for every file under ``root``, in sorted order.
 
     A file is chosen by its card name or by ``include``; files and folders
@@ -50,14 +51,19 @@ def walk(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -
     entered. Links found in the tree are not followed: one leading out of it
     must not be rewritten, and one leading into it names a card the walk
     reaches under its real name (so it is processed once, and stays a link).
+    A folder that cannot be listed goes into ``unreadable`` with the reason,
+    for the caller to report: its cards were not seen.
     """
-    yield from _walk(root, root, include, exclude)
+    yield from _walk(root, root, include, exclude, unreadable)
 
 
-def _walk(folder: Path, root: Path, include: Sequence[str], exclude: Sequence[str]) -> Iterator[tuple[Path, bool]]:
+def _walk(folder: Path, root: Path, include: Sequence[str], exclude: Sequence[str],
+          unreadable: list[tuple[Path, str]] | None) -> Iterator[tuple[Path, bool]]:
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except OSError:  # unreadable folder: nothing in it can be processed
+    except OSError as error:  # the caller reports it: cards in it were not seen
+        if unreadable is not None:
+            unreadable.append((folder, error.strerror or str(error)))
         return
     subfolders = []
     for entry in entries:
@@ -73,7 +79,7 @@ def _walk(folder: Path, root: Path, include: Sequence[str], exclude: Sequence[st
         elif entry.is_file():
             yield path, is_card_name(entry.name) or _matches(relative, include)
     for path in subfolders:  # files of a folder before its subfolders, as os.walk orders them
-        yield from _walk(path, root, include, exclude)
+        yield from _walk(path, root, include, exclude, unreadable)
 
 
 def _relative(path: Path, root: Path) -> str:

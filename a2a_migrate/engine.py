@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from a2a_migrate.context import Context, Note, Options
-from a2a_migrate.io import to_plain
+from a2a_migrate.io import TIMESTAMP, to_plain
 from a2a_migrate.versions import V0_3, V1_0, detect_version
 
 Direction = Literal["up", "down"]
@@ -99,4 +99,15 @@ def run(
 def _diff(before: Any, after: Any) -> list[dict[str, Any]]:
     import jsonpatch
 
-    return list(jsonpatch.make_patch(before, after).patch)
+    return [_json_values(op) for op in jsonpatch.make_patch(before, after).patch]
+
+
+def _json_values(value: Any) -> Any:
+    """An operation as JSON: a YAML timestamp (``io.to_plain``'s marker) is its ISO string."""
+    if isinstance(value, dict):
+        if len(value) == 1 and TIMESTAMP in value:
+            return value[TIMESTAMP]
+        return {key: _json_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_values(item) for item in value]
+    return value

@@ -47,6 +47,10 @@ class Document:
         return (BOM if self.bom else "") + rendered
 
 
+#: The member of the object that stands for a YAML timestamp in plain values.
+TIMESTAMP = "$yamlTimestamp"
+
+
 def to_plain(value: Any) -> Any:
     """A deep copy made of dict, list, str, int, float, bool and None only.
 
@@ -62,7 +66,7 @@ def _non_json(value: Any) -> Any:
     import datetime
 
     if isinstance(value, (datetime.date, datetime.datetime)):
-        return {"$yamlTimestamp": value.isoformat()}
+        return {TIMESTAMP: value.isoformat()}
     return str(value)
 
 

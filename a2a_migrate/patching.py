@@ -395,8 +395,37 @@ def patch_in_place(root: MutableMapping[str, Any], ops: Sequence[Any], layout: M
     failing operation raises :class:`PatchError` and ``root`` must be dropped
     (earlier operations were applied).
     """
+    unshare(root)
     patcher = Patcher(root)
     skipped = patcher.apply(ops, skip_failures=skip_failures)
     order_members(root, layout or {})
     patcher.hand_on_comments()
     return skipped
+
+
+def unshare(root: Any) -> None:
+    """Give every YAML alias its own copy, so an operation on one place changes only that place.
+
+    A patch names places (``/securitySchemes/key2/type``); in a YAML document an
+    alias (``key2: *scheme``) is the very node its anchor marks, and a change
+    through one name would show through the other. The copies drop the anchor:
+    the migrated members are different values anyway.
+    """
+    seen: set[int] = set()
+
+    def walk(node: Any) -> None:
+        items = list(node.items()) if isinstance(node, MutableMapping) else enumerate(node) if isinstance(node, list) else []
+        for key, child in items:
+            if not isinstance(child, (MutableMapping, list)):
+                continue
+            if id(child) in seen:
+                child = copy.deepcopy(child)
+                anchor = getattr(child, "anchor", None)
+                if anchor is not None and getattr(anchor, "value", None) is not None:
+                    anchor.value = None
+                node[key] = child
+            seen.add(id(child))
+            walk(child)
+
+    seen.add(id(root))
+    walk(root)

@@ -53,3 +53,11 @@ def names_in_use(card: Mapping[str, Any]) -> set[str]:
             if isinstance(schemes, Mapping):
                 used.update(schemes)
     return used
+
+
+def scopes_of(value: Any) -> list[Any]:
+    """The scope list of a 1.0 ``StringList``: ``{"list": [...]}``, ``{}`` or a bare list."""
+    if isinstance(value, Mapping):
+        scopes = value.get("list", [])
+        return list(scopes) if isinstance(scopes, list) else []
+    return list(value) if isinstance(value, list) else []

@@ -27,7 +27,9 @@ def test_three_flows_split_and_every_requirement_becomes_alternatives() -> None:
     ]
     assert [r["schemes"] for r in out["skills"][0]["securityRequirements"]] == [{"o": {}}, {"o__clientCredentials": {}}, {"o__implicit": {}}]
     assert brief(notes) == [("warning", "/securitySchemes/o/oauth2SecurityScheme/flows/implicit"),
-                            ("assumed", "/securitySchemes/o/oauth2SecurityScheme/flows")]
+                            ("assumed", "/securitySchemes/o/oauth2SecurityScheme/flows"),
+                            ("warning", "/securitySchemes/o__clientCredentials"),  # "read" is the code flow's only
+                            ("warning", "/securitySchemes/o__implicit")]
 
 
 def test_split_names_never_collide() -> None:

@@ -35,6 +35,8 @@ from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS, major_minor
 
 from .interface_protocol_version import legacy_version
 
+#: The members an interface means (0.3 and 1.0 names); anything else is the author's.
+_INTERFACE_MEMBERS = frozenset({"url", "protocolBinding", "protocolVersion", "tenant", "transport"})
 #: Members of interface objects that name a binding in cards seen in the wild.
 _BINDING_SPELLINGS = ("transport", "protocol", "transportProtocol", "type")
 
@@ -124,6 +126,8 @@ def _from_legacy(card: Any, ctx: Context) -> None:
             continue
         if any(_key(interface) == _key(listed) for listed in interfaces):
             ctx.note(pointer, "info", "interface repeats one already listed: not repeated")
+            for extra in [key for key in interface if key not in _INTERFACE_MEMBERS]:
+                ctx.note(join(pointer, extra), "lossy", f"{extra} of the repeated interface dropped with it")
             continue
         interfaces.append(interface)
     if interfaces:
@@ -174,9 +178,18 @@ def up(card: Any, ctx: Context) -> None:
     """Build ``supportedInterfaces`` from the 0.3 members (or strip them from a hybrid)."""
     interfaces = card.get("supportedInterfaces")
     if interfaces is None:
-        if card.get("url") is None and ctx.options.default_url is not None:
-            edit.insert_at(card, edit.position(card, "description") + 1, "url", ctx.options.default_url)
-            ctx.note("/url", "assumed", f"no endpoint: url set to {ctx.options.default_url!r} from --default-url")
+        url = card.get("url")
+        usable = isinstance(url, str) and bool(url.strip())
+        if not usable and ctx.options.default_url is not None:
+            if "url" in card:
+                card["url"] = ctx.options.default_url
+            else:
+                edit.insert_at(card, edit.position(card, "description") + 1, "url", ctx.options.default_url)
+            ctx.note("/url", "assumed", f"url {url!r} unusable: set to {ctx.options.default_url!r} from --default-url"
+                     if url is not None else f"no endpoint: url set to {ctx.options.default_url!r} from --default-url")
+        elif url is not None and not usable:
+            ctx.note("/url", "error", f"url {url!r} is not an endpoint: fix it, or pass --default-url")
+            return
         if card.get("url") is None:
             ctx.note("/url", "error", "the card has no url and no supportedInterfaces: pass --default-url")
         else:

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_migrate import edit, requirements
+from a2a_migrate.requirements import scopes_of
 from a2a_migrate.cardtree import FLOW_NAMES
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
@@ -62,15 +63,26 @@ def _split(card: Any, name: str, body: Any, ctx: Context) -> None:
         new_body = {key: ({flow: body["flows"][flow]} if key == "flows" else value) for key, value in body.items()}
         edit.insert_at(schemes, position + offset, new_name, {WRAPPER: new_body})
 
+    undefined: dict[str, set[str]] = {}
+
     def alternatives(required: dict[str, Any]) -> list[dict[str, Any]]:
         if name not in required:
             return [required]
+        for new, flow in zip(names, flows):
+            defined = body["flows"][flow].get("scopes") if isinstance(body["flows"][flow], Mapping) else None
+            asked = set(scopes_of(required[name])) - set(defined if isinstance(defined, Mapping) else ())
+            if asked:
+                undefined.setdefault(new, set()).update(asked)
         return [{(new if key == name else key): value for key, value in required.items()} for new in names]
 
     requirements.rewrite(card, alternatives)
     ctx.note(join("/securitySchemes", name, WRAPPER, "flows"), "assumed",
              f"{len(flows)} flows split into schemes {', '.join(names)} (1.0 allows one flow per scheme); "
              "requirements naming it now accept any of them")
+    for new, scopes in undefined.items():
+        # 0.3 listed the scopes once for all flows; now each alternative names its own flow.
+        ctx.note(join("/securitySchemes", new), "warning",
+                 f"requirements ask scopes {', '.join(sorted(scopes))} that this flow does not define: check them")
 
 
 def up(card: Any, ctx: Context) -> None:

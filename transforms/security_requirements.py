@@ -15,6 +15,7 @@ from typing import Any
 
 from a2a_migrate import edit
 from a2a_migrate.cardtree import skills
+from a2a_migrate.requirements import scopes_of
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
 
@@ -24,14 +25,6 @@ def is_proto_shaped(requirement: Any) -> bool:
     return isinstance(requirement, Mapping) and list(requirement) == ["schemes"] and isinstance(
         requirement["schemes"], Mapping
     )
-
-
-def scopes_of(value: Any) -> list[Any]:
-    """The scope list of a 1.0 ``StringList``: ``{"list": [...]}``, ``{}`` or a bare list."""
-    if isinstance(value, Mapping):
-        scopes = value.get("list", [])
-        return list(scopes) if isinstance(scopes, list) else []
-    return list(value) if isinstance(value, list) else []
 
 
 def to_v1(requirement: Mapping[str, Any]) -> Any:

@@ -30,7 +30,8 @@ def _placeholder(schema: Any, required: bool, depth: int) -> Any:
     if not isinstance(schema, Mapping):
         return "<any>" if required else "<optional any>"
     if "enum" in schema and isinstance(schema["enum"], list):
-        text = "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v for v in schema["enum"])
+        text = "one of: " + ", ".join(json.dumps(v, ensure_ascii=False, default=str) if not isinstance(v, str) else v
+                                     for v in schema["enum"])
     elif schema.get("type") == "object" or "properties" in schema:
         if depth < _MAX_DEPTH and isinstance(schema.get("properties"), Mapping):
             return hint_object(schema, depth + 1)
@@ -74,7 +75,7 @@ def _input_example(skill: Any, schema: Any, pointer: str, ctx: Context) -> None:
     hint = hint_object(schema) if isinstance(schema, Mapping) else {}
     if not hint:
         return
-    example = json.dumps(hint, ensure_ascii=False)
+    example = json.dumps(hint, ensure_ascii=False, default=str)
     examples = skill.get("examples")
     if isinstance(examples, list):
         if example not in examples:

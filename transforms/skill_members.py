@@ -94,7 +94,8 @@ def _stringify_examples(skill: Any, pointer: str, ctx: Context) -> None:
         return
     for index, example in enumerate(examples if isinstance(examples, list) else []):
         if not isinstance(example, str) and example is not None:
-            examples[index] = json.dumps(example, ensure_ascii=False)
+            # default=str: a YAML example may hold a timestamp, which JSON text writes as its string
+            examples[index] = json.dumps(example, ensure_ascii=False, default=str)
             ctx.note(join(pointer, "examples", index), "assumed", "example that is not a string written as its JSON text")
 
 

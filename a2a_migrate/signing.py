@@ -490,7 +490,8 @@ def verify(card: Mapping[str, Any], keys: Sequence[Key], fetch: KeyFetcher | Non
     except MissingExtra:
         raise
     except SigningError as error:
-        return [Check(join("/signatures", i), False, str(error), CONTENT_CHANGED) for i in range(len(signatures))]
+        # No canonical form (an integer beyond I-JSON, say): nothing changed, it cannot be checked at all.
+        return [Check(join("/signatures", i), False, str(error), UNSUPPORTED) for i in range(len(signatures))]
     return [_check(join("/signatures", index), item, card, payload, keys, fetch)
             for index, item in enumerate(signatures)]
 

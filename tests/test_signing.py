@@ -808,3 +808,11 @@ def test_a_jku_off_this_machine_must_be_https_and_is_refused_without_connecting(
         with pytest.raises(signing.SigningError, match="a jku must be an https URL"):
             signing.fetch_jwks(url)
 
+
+
+def test_a_card_without_a_canonical_form_is_unsupported_not_changed() -> None:
+    keys = signing.load_keys(public_pem(private_key("Ed25519")).decode(), "Ed25519.pub.pem")
+    card = {"name": "A", "big": 123456789012345678901234567890,
+            "signatures": [{"protected": "eyJhbGciOiJFZERTQSJ9", "signature": "c2ln"}]}
+    (check,) = signing.verify(card, keys)
+    assert not check.valid and check.reason == UNSUPPORTED and "canonical form" in check.message

@@ -18,6 +18,10 @@ from typing import Any
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+#: How much of a file the layout habits are read from: enough to see them, not a rescan of a large card.
+_SAMPLE = 8192
+_KEY_SEPARATOR = re.compile(r'"(?:[^"\\]|\\.)*"([ \t]*:[ \t]*)')
+_LIST_OF_STRINGS = re.compile(r'\[[ \t]*(\r?\n[ \t]*)?"')
 #: A new list of strings goes on one line, in a file that writes them so, up to this width.
 _INLINE_WIDTH = 80
 _STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -260,9 +264,8 @@ def _reopened(parts: list[tuple[str | None, str]], opening: str) -> list[tuple[s
 
 def _writes_scalar_lists_inline(src: str) -> bool:
     """True when the file writes its lists of strings on one line (``"tags": ["a", "b"]``)."""
-    inline = len(re.findall(r'\[[ \t]*"', src))
-    broken = len(re.findall(r'\[[ \t]*\r?\n[ \t]*"', src))
-    return inline > broken
+    openings = _LIST_OF_STRINGS.findall(src, 0, _SAMPLE)  # "" for "[\"", a line break for "[\n  \""
+    return sum(not gap for gap in openings) > sum(bool(gap) for gap in openings)
 
 
 def _indent_unit(src: str) -> str | None:
@@ -274,8 +277,8 @@ def _indent_unit(src: str) -> str | None:
 
 
 def _key_separator(src: str) -> str:
-    """The most common spelling of ``:`` between a key and its value."""
-    found = re.findall(r'"(?:[^"\\]|\\.)*"([ \t]*:[ \t]*)', src[:65536])
+    """The most common spelling of ``:`` between a key and its value (in the first part of the file)."""
+    found = _KEY_SEPARATOR.findall(src, 0, _SAMPLE)
     return max(set(found), key=found.count) if found else ": "
 
 

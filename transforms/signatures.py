@@ -49,6 +49,8 @@ def _unsigned(card: Any) -> Any:
 
 
 def _handle(card: Any, ctx: Context) -> None:
+    if "signatures" not in card and card.get("signature") is None:
+        return
     if ctx.original is not None and to_plain(_unsigned(card)) == _unsigned(ctx.original):
         return  # nothing else changed: the signatures still cover the same content
     for member in ("signatures", "signature"):

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from a2a_migrate.context import Options
+
+
+@dataclass(frozen=True)
+class Case:
+    """One golden pair: its name, the input, the expected output, the options it runs with."""
+
+    name: str
+    source: Path
+    expected: Path
+    options: Options
 
 
 def read(path: Path) -> str:

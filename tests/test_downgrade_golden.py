@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ from a2a_migrate import upgrade
 from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
 from a2a_migrate.versions import HYBRID, detect_version
-from golden_support import params, case_options, parse_plain, read
+from golden_support import Case, params, case_options, parse_plain, read
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -140,14 +139,6 @@ def proto_equal_form(value: Any) -> Any:
 
 
 # -- finding the cases ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    source: Path
-    expected: Path
-    options: Options
 
 
 

@@ -26,7 +26,6 @@ bug makes the test fail until the entry is removed.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ import pytest
 from a2a_migrate import io
 from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
-from golden_support import params, parse_plain, read
+from golden_support import Case, case_options, params, parse_plain, read
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -68,14 +67,6 @@ EXPECTED_CORPUS_FAILURES: dict[str, str] = {
 # -- finding the cases ------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Case:
-    name: str
-    source: Path
-    expected: Path
-    options: Options
-
-
 def _split(path: Path) -> tuple[str, str] | None:
     """``("case", "json")`` for ``case.0.3.json``."""
     if INPUT_MARK not in path.name:
@@ -91,9 +82,7 @@ def golden_cases() -> list[Case]:
         if split is None:
             continue
         case, suffix = split
-        options_file = GOLDEN / f"{case}.options.json"
-        options = Options(**json.loads(options_file.read_text("utf-8"))) if options_file.exists() else Options()
-        cases.append(Case(case, path, GOLDEN / f"{case}{OUTPUT_MARK}{suffix}", options))
+        cases.append(Case(case, path, GOLDEN / f"{case}{OUTPUT_MARK}{suffix}", case_options(GOLDEN, case)))
     return cases
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2a_migrate import hybrid
+from a2a_migrate import conservation, hybrid
 from a2a_migrate.context import Note, Options
 from a2a_migrate.engine import Direction, Result, run
 from a2a_migrate.io import to_plain
@@ -21,11 +21,15 @@ def migrate_in_place(card: Any, direction: Direction, options: Options, *,
     """
     from a2a_migrate.transforms import DOWNGRADE, UPGRADE
 
+    if original is None:  # the conservation check needs the input as it was
+        original = to_plain(card)
     if options.hybrid:
         result = hybrid.migrate(card, options, original=original, record=record)
     else:
         chain = UPGRADE if direction == "up" else DOWNGRADE
         result = run(card, direction, chain, options, original=original, record=record)
+    if result.ok:  # a result refused already is not written: nothing to account for
+        result.notes.extend(conservation.check(original, result.card, result.notes, options))
     if options.validate_output and result.ok:
         result.notes.extend(output_errors(result.card, result.target_version))
     return result

@@ -24,6 +24,10 @@ SCHEME_WRAPPERS = {
     "mutualTLS": "mtlsSecurityScheme",
 }
 WRAPPER_TYPES = {wrapper: type_ for type_, wrapper in SCHEME_WRAPPERS.items()}
+#: Scheme words (lower case) that real cards use for HTTP authentication, and the scheme they mean.
+HTTP_WORDS = {"bearer": "Bearer", "bearer_token": "Bearer", "bearer-token": "Bearer", "jwt": "Bearer", "basic": "Basic"}
+#: Scheme words (lower case) that mean "no authentication": 1.0 says it by requiring nothing.
+NO_AUTH_WORDS = frozenset({"none", "public", "anonymous", "noauth"})
 FLOW_NAMES = ("authorizationCode", "clientCredentials", "implicit", "password", "deviceCode")
 
 _SCHEME_BODY = {"description"}

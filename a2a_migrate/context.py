@@ -14,6 +14,13 @@ Severity = Literal["info", "assumed", "warning", "lossy", "error"]
 SEVERITIES: tuple[Severity, ...] = ("info", "assumed", "warning", "lossy", "error")
 
 
+def show(value: Any) -> str:
+    """A value as it is written in a card (JSON), for messages: ``true``, ``{"x": 1}``."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 @dataclass(frozen=True)
 class Note:
     """One thing a transform did or found, at a JSON pointer into the card.
@@ -49,6 +56,8 @@ class Options:
     ``default_name`` / ``default_description`` / ``default_version``: supply a
     missing identity member instead of refusing the card.
     ``default_url``: the endpoint of a card that names none.
+    ``default_provider_url``: the URL of a provider that has none (else the
+    provider, which needs one, is dropped with a lossy note).
     ``keep_signatures``: keep ``signatures`` (they no longer verify).
     ``hybrid``: also write the 0.3 members beside the 1.0 ones.
     ``keep_tenant_interfaces``: on downgrade, keep an interface whose ``tenant``
@@ -62,6 +71,7 @@ class Options:
     default_description: str | None = None
     default_version: str | None = None
     default_url: str | None = None
+    default_provider_url: str | None = None
     keep_signatures: bool = False
     hybrid: bool = False
     keep_tenant_interfaces: bool = False
@@ -83,6 +93,18 @@ class Context:
     def note(self, pointer: str, severity: Severity, message: str) -> None:
         """Record a note from the transform now running."""
         self.notes.append(Note(severity, self.transform, pointer, message))
+
+    def filled(self, pointer: str, what: str, old: Any, new: Any, source: str) -> None:
+        """Record that ``new`` (from ``source``, an option) was put where the card had ``old``.
+
+        ``assumed`` where the card said nothing (absent or empty); ``lossy``
+        where it replaced something the card stated, however unusable: a value
+        the card states is never replaced silently.
+        """
+        if old is None or old == "":
+            self.note(pointer, "assumed", f"{what} missing: set to {show(new)} from {source}")
+        else:
+            self.note(pointer, "lossy", f"{what} {show(old)} unusable: replaced by {show(new)} from {source}")
 
     @property
     def failed(self) -> bool:

@@ -101,12 +101,12 @@ def test_one_refusal_does_not_stop_the_others(tree: Path) -> None:
 def test_tenant_interface_left_out_or_kept() -> None:
     refused = invoke("downgrade", "-", stdin=text(TENANT))
     assert refused.exit_code == 123
-    assert "lossy: [endpoints] /supportedInterfaces/0/tenant" in refused.stderr
+    assert "lossy: [endpoints] /supportedInterfaces/0: interface with tenant \"acme\" left out" in refused.stderr
     assert "--keep-tenant-interfaces" in refused.stderr
     kept = invoke("downgrade", "--keep-tenant-interfaces", "-", stdin=text(TENANT))
     assert kept.exit_code == 0
     assert json.loads(kept.stdout) == V03
-    assert "lossy: [endpoints] /supportedInterfaces/0/tenant: tenant 'acme' dropped" in kept.stderr
+    assert 'lossy: [endpoints] /supportedInterfaces/0/tenant: tenant "acme" dropped' in kept.stderr
 
 
 def test_strict_fails_lossy_downgrades() -> None:

@@ -202,7 +202,7 @@ def test_a_failed_write_is_an_error_for_that_file_only(tree: Path, monkeypatch) 
 def test_interface_version_must_be_a_version() -> None:
     result = invoke("upgrade", "--interface-version", "latest", "-", stdin=CARD)
     assert result.exit_code == 2
-    assert "'latest' is not a protocol version" in result.stderr
+    assert '"latest" is not a protocol version' in result.stderr
 
 
 def test_no_validate_writes_what_validation_refuses(tmp_path: Path) -> None:
@@ -268,3 +268,62 @@ skills:
     description: Echo back
     tags: [echo]
 """
+
+
+# -- issue 10: honest severities, --strict and --fail-on ------------------------------------------
+
+
+def _card_file(tmp_path: Path, **members: object) -> Path:
+    path = tmp_path / "agent-card.json"
+    path.write_text(json.dumps(base_card(**members), indent=2) + "\n")
+    return path
+
+
+def test_strict_passes_a_card_whose_only_loss_is_a_false_history_flag(tmp_path: Path) -> None:
+    path = _card_file(tmp_path, capabilities={"stateTransitionHistory": False})
+    result = invoke("upgrade", "--strict", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert "stateTransitionHistory" not in json.loads(path.read_text())["capabilities"]
+
+
+def test_strict_refuses_a_true_history_flag_and_says_which_note_refused_it(tmp_path: Path) -> None:
+    path = _card_file(tmp_path, capabilities={"stateTransitionHistory": True})
+    before = path.read_text()
+    result = invoke("upgrade", "--strict", "-q", str(path))
+    assert result.exit_code == 123
+    assert path.read_text() == before
+    assert result.stderr.splitlines() == [
+        f"{path}: error: refused by --fail-on lossy: 1 lossy note(s) at /capabilities/stateTransitionHistory"]
+
+
+def test_the_report_error_field_says_the_same(tmp_path: Path) -> None:
+    path = _card_file(tmp_path, capabilities={"stateTransitionHistory": True})
+    report = tmp_path / "report.json"
+    invoke("upgrade", "--strict", "--report", str(report), str(path))
+    card = json.loads(report.read_text())["cards"][0]
+    assert card["error"] == "refused by --fail-on lossy: 1 lossy note(s) at /capabilities/stateTransitionHistory"
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("lossy", 0), ("warning", 123), ("assumed", 123)])
+def test_fail_on_sets_the_least_severity_that_fails(tmp_path: Path, fail_on: str, code: int) -> None:
+    # a vendor member is a warning; nothing is lossy or assumed in this card otherwise
+    path = _card_file(tmp_path, **{"x-team": "search"})
+    result = invoke("upgrade", "--fail-on", fail_on, "--check", str(path))
+    assert result.exit_code == (1 if code == 0 else code), result.stderr
+
+
+def test_made_up_examples_are_assumed_and_a_lost_schema_is_lossy(tmp_path: Path) -> None:
+    path = _card_file(tmp_path, skills=[{"id": "s", "name": "S", "description": "d", "tags": ["t"],
+                                         "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}])
+    lossy_only = invoke("upgrade", "--fail-on", "lossy", "--check", str(path))
+    assert lossy_only.exit_code == 123  # inputSchema itself is lost
+    assert "assumed: [skill_io_schemas] /skills/0/examples: an example made up from inputSchema" in lossy_only.stderr
+
+
+def test_default_provider_url_keeps_a_provider_without_url(tmp_path: Path) -> None:
+    path = _card_file(tmp_path, provider={"organization": "Acme"})
+    dropped = invoke("upgrade", "--check", str(path))
+    assert 'lossy: [provider_organization] /provider: provider {"organization": "Acme"} dropped' in dropped.stderr
+    kept = invoke("upgrade", "--default-provider-url", "https://acme.example", str(path))
+    assert kept.exit_code == 0, kept.stderr
+    assert json.loads(path.read_text())["provider"] == {"organization": "Acme", "url": "https://acme.example"}

@@ -119,12 +119,13 @@ def expected_losses(card: dict[str, Any], options: Options) -> list[str]:
     for index, interface in enumerate(card["supportedInterfaces"]):
         if legacy_version(interface, options) is None:
             losses.append(join("/supportedInterfaces", index))
-        elif "tenant" in interface:
-            losses.append(join("/supportedInterfaces", index, "tenant"))
+        elif "tenant" in interface:  # the tenant alone when the interface is kept, else all of it
+            losses.append(join("/supportedInterfaces", index, *(["tenant"] if options.keep_tenant_interfaces else [])))
     for name, scheme in card.get("securitySchemes", {}).items():
         flows = scheme.get("oauth2SecurityScheme", {}).get("flows", {})
-        if "deviceCode" in flows:
-            losses.append(join("/securitySchemes", name, "oauth2SecurityScheme", "flows", "deviceCode"))
+        if "deviceCode" in flows:  # the flow alone, or the whole scheme when it was the only flow (not in hybrids)
+            alone = len(flows) == 1 and not options.hybrid
+            losses.append(join("/securitySchemes", name, *([] if alone else ["oauth2SecurityScheme", "flows", "deviceCode"])))
         if flows.get("authorizationCode", {}).get("pkceRequired"):
             losses.append(join("/securitySchemes", name, "oauth2SecurityScheme", "flows", "authorizationCode", "pkceRequired"))
     return losses

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from transform_helpers import brief, run
 
-from a2a_migrate.context import Options
+from a2a_migrate.context import Note, Options
 from a2a_migrate.transforms import (
     DOWNGRADE,
     capabilities_shape,
@@ -81,7 +81,7 @@ def test_ipv_down_never_changes_the_card() -> None:
         ("assumed", "/supportedInterfaces/1/protocolVersion"),
     ]
     assert notes[0].transform == "interface_protocol_version"
-    assert notes[0].message == "interface 'https://a.example/a2a' speaks 1.0, which a 0.3 client cannot use: left out"
+    assert notes[0].message == 'interface "https://a.example/a2a" speaks 1.0, which a 0.3 client cannot use: left out'
 
 
 def test_ipv_down_refuses_when_no_interface_speaks_0_x() -> None:
@@ -147,7 +147,8 @@ def test_endpoints_down_tenant_interface_left_out() -> None:
     card = card_with(iface(), iface("https://t/a2a", tenant="acme"))
     out, notes = down(endpoints, card)
     assert "additionalInterfaces" not in out and out["url"] == "https://a.example/a2a"
-    assert brief(notes) == [("lossy", "/supportedInterfaces/1/tenant"), ("info", "/supportedInterfaces")]
+    # the whole interface is left out, so the note points at it (the conservation check holds it to that)
+    assert brief(notes) == [("lossy", "/supportedInterfaces/1"), ("info", "/supportedInterfaces")]
     assert "left out" in notes[0].message and "--keep-tenant-interfaces" in notes[0].message
 
 
@@ -157,14 +158,14 @@ def test_endpoints_down_tenant_interface_kept_without_tenant_on_request() -> Non
     assert out["additionalInterfaces"] == [{"url": "https://a.example/a2a", "transport": "JSONRPC"},
                                            {"url": "https://t/a2a", "transport": "JSONRPC"}]
     assert brief(notes) == [("lossy", "/supportedInterfaces/1/tenant"), ("info", "/supportedInterfaces")]
-    assert notes[0].message.startswith("tenant 'acme' dropped")
+    assert notes[0].message.startswith('tenant "acme" dropped')
 
 
 def test_endpoints_down_only_tenant_interfaces_is_refused() -> None:
     card = card_with(iface(tenant="acme"))
     out, notes = down(endpoints, card)
     assert out == card
-    assert brief(notes) == [("lossy", "/supportedInterfaces/0/tenant"), ("error", "/supportedInterfaces")]
+    assert brief(notes) == [("lossy", "/supportedInterfaces/0"), ("error", "/supportedInterfaces")]
     assert "--keep-tenant-interfaces" in notes[-1].message
 
 
@@ -264,7 +265,9 @@ def test_oauth_down_device_code_scheme_and_its_alternatives_removed() -> None:
         "securityRequirements": [requirement(key=[])],
         "skills": [{"id": "s", "securityRequirements": [requirement(key=[])]}],
     }
-    assert brief(notes) == [("lossy", "/securitySchemes/dev/oauth2SecurityScheme/flows/deviceCode")]
+    # the whole scheme goes, and each alternative that needed it: every note points at what it removed
+    assert brief(notes) == [("lossy", "/securitySchemes/dev"), ("lossy", "/securityRequirements/0"),
+                            ("lossy", "/skills/0/securityRequirements/0")]
     assert "scheme dev removed, with the 2 requirement alternative(s)" in notes[0].message
 
 
@@ -286,14 +289,14 @@ def test_oauth_down_device_code_only_authentication_is_refused(where: str) -> No
         card["skills"].append({"id": "s", "securityRequirements": requirements})
     _, notes = down(oauth_flows, card)
     pointer = "/securityRequirements" if where == "card" else "/skills/1/securityRequirements"
-    assert brief(notes) == [("lossy", "/securitySchemes/dev/oauth2SecurityScheme/flows/deviceCode"), ("error", pointer)]
+    assert brief(notes) == [("lossy", "/securitySchemes/dev"), ("lossy", pointer + "/0"), ("error", pointer)]
     assert "no authentication" in notes[-1].message
 
 
 def test_oauth_down_unused_device_code_scheme_is_removed_without_refusal() -> None:
     out, notes = down(oauth_flows, {"securitySchemes": {"dev": oauth({"deviceCode": DEVICE})}})
     assert out == {"securitySchemes": {}}
-    assert brief(notes) == [("lossy", "/securitySchemes/dev/oauth2SecurityScheme/flows/deviceCode")]
+    assert brief(notes) == [("lossy", "/securitySchemes/dev")]
 
 
 def test_oauth_down_hybrid_keeps_the_device_code_scheme_without_flows() -> None:
@@ -301,7 +304,8 @@ def test_oauth_down_hybrid_keeps_the_device_code_scheme_without_flows() -> None:
             "securityRequirements": [requirement(dev=[]), {}]}
     out, notes = down(oauth_flows, card, hybrid=True)
     assert out == {"securitySchemes": {"dev": oauth({})}, "securityRequirements": [{}]}
-    assert brief(notes) == [("lossy", "/securitySchemes/dev/oauth2SecurityScheme/flows/deviceCode")]
+    assert brief(notes) == [("lossy", "/securitySchemes/dev/oauth2SecurityScheme/flows/deviceCode"),
+                            ("lossy", "/securityRequirements/0")]
 
 
 def test_oauth_down_merges_a_split_back_and_collapses_requirements() -> None:
@@ -480,7 +484,9 @@ def test_repairs_run_on_the_way_down_too() -> None:
     assert down(explicit_nulls, {"iconUrl": None, "name": "A"})[0] == {"name": "A"}
     assert brief(down(card_identity, {"name": "A", "description": "d"})[1]) == [("error", "/version")]
     assert down(capabilities_shape, {"name": "A"})[0] == {"name": "A", "capabilities": {}}
-    assert brief(down(provider_organization, {"provider": {"organization": "O"}})[1]) == [("error", "/provider/url")]
+    assert down(provider_organization, {"provider": {"organization": "O"}}) == ({}, [
+        Note("lossy", "provider_organization", "/provider", 'provider {"organization": "O"} dropped: it needs a non-empty '
+             "organization and url (pass --default-provider-url to keep one that has no url)")])
 
 
 @pytest.mark.parametrize("module", [state_transition_history, skill_io_schemas, vendor_members, legacy_authentication],

@@ -34,6 +34,7 @@ import pytest
 from test_downgrade_golden import assert_valid_v03, describe, v03_model_error, v03_schema_errors
 
 from a2a_migrate import downgrade, upgrade
+from a2a_migrate.cardtree import NO_AUTH_WORDS
 from a2a_migrate.context import Context, Note, Options
 from a2a_migrate.engine import Result
 from a2a_migrate.io import CardError, parse
@@ -41,10 +42,10 @@ from a2a_migrate.pointer import split
 from a2a_migrate.transforms import explicit_nulls, legacy_authentication, proto_field_names, security_schemes
 from a2a_migrate.transforms.security_requirements import is_proto_shaped, to_v03
 from a2a_migrate.versions import V0_1, V0_2, V0_3, detect_version, major_minor
+from shared_support import CORPUS, corpus_files, needs
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 SUFFIXES = (".json", ".yaml", ".yml")
 
 #: Inputs whose downgrade is refused although their protocolVersion says 0.x, and why.
@@ -74,6 +75,31 @@ def _quietly(transform: Callable[[Any, Context], None], card: dict[str, Any]) ->
 
 def _v01_authentication(card: dict[str, Any]) -> None:
     _quietly(legacy_authentication.up, card)
+
+
+def _no_false_history(card: dict[str, Any]) -> None:
+    capabilities = card.get("capabilities")
+    if isinstance(capabilities, dict) and capabilities.get("stateTransitionHistory") is False:
+        del capabilities["stateTransitionHistory"]
+
+
+def _no_auth_schemes_as_nothing(card: dict[str, Any]) -> None:
+    schemes = card.get("securitySchemes")
+    if not isinstance(schemes, dict):
+        return
+    for name in [n for n, s in schemes.items() if isinstance(s, dict) and isinstance(s.get("type"), str)
+                 and s["type"].lower() in NO_AUTH_WORDS]:
+        del schemes[name]
+        for holder in [card, *[s for s in card.get("skills") or [] if isinstance(s, dict)]]:
+            if isinstance(holder.get("security"), list):
+                holder["security"] = [{k: v for k, v in r.items() if k != name} if isinstance(r, dict) else r
+                                      for r in holder["security"]]
+
+
+def _draft_protocol_versions(card: dict[str, Any]) -> None:
+    versions = card.pop("protocolVersions", None)
+    if isinstance(versions, list) and versions and "protocolVersion" not in card:
+        card["protocolVersion"] = versions[0]
 
 
 def _skills_present(card: dict[str, Any]) -> None:
@@ -117,6 +143,11 @@ NORMALIZED: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "explicit-nulls": ("a null member means unset in ProtoJSON and is removed; 0.3 admits no nulls", _no_nulls),
     "v0.1-authentication": ("the v0.1 authentication object comes back as the securitySchemes and security "
                             "it means, since 0.3 has no authentication member (spec-mapping 8.1)", _v01_authentication),
+    "false-history": ("stateTransitionHistory false is what 1.0 not declaring it says (an info note)", _no_false_history),
+    "no-auth-schemes": ("a none/public scheme means no authentication, which requirements say by needing nothing "
+                        "(an info note; its description, if any, a lossy one)", _no_auth_schemes_as_nothing),
+    "draft-protocol-versions": ("the draft member protocolVersions is read as protocolVersion (spec-mapping 8.2)",
+                                _draft_protocol_versions),
     "skills-present": ("skills is required by both versions: a card without it comes back with the [] the "
                        "upgrade wrote (with a warning; no skill is invented)", _skills_present),
     "draft-extended-card-name": ("the pre-1.0 draft name supportsExtendedAgentCard comes back as the 0.3 name "
@@ -183,7 +214,7 @@ def inputs(*, v03: bool) -> list[Any]:
     """The goldens' inputs and the corpus cards: the 0.3 (and older) ones, or all others."""
     goldens = [(path, path.name.split(".0.3.")[0], _golden_options(path))
                for path in sorted(GOLDEN.glob("*.0.3.*")) if path.suffix in SUFFIXES]
-    corpus = [(path, path.name, Options()) for path in sorted(CORPUS.iterdir()) if path.suffix in SUFFIXES]
+    corpus = [(path, path.name, Options()) for path in corpus_files(SUFFIXES)]  # none on a fresh clone
     return [pytest.param(path, options, id=name) for path, name, options in goldens + corpus
             if (detect_version(_read(path)) in (V0_3, V0_2, V0_1)) == v03]
 
@@ -211,6 +242,7 @@ def _check_refusal(name: str, source: Any, back: Result) -> None:
         f"a 0.3 card was upgraded and then refused on the way back:\n{describe(back.notes)}")
 
 
+@needs(CORPUS)
 def test_inputs_are_found() -> None:
     cards, others = inputs(v03=True), inputs(v03=False)
     assert len([p for p in cards + others if (CORPUS / p.id).exists()]) >= 50

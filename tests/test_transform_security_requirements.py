@@ -18,8 +18,14 @@ def test_grpc_shaped_requirements_are_recognised() -> None:
     assert out == {"securityRequirements": [{"schemes": {"k": {"list": ["a"]}}}]}
 
 
-def test_malformed_security_is_refused() -> None:
-    assert brief(run(security_requirements, {"security": {"endpoint_auth": "jwt"}})[1]) == [("error", "/security")]
+def test_security_that_is_no_list_is_dropped_with_a_lossy_note() -> None:
+    out, notes = run(security_requirements, {"name": "A", "security": {"endpoint_auth": "jwt"}})
+    assert out == {"name": "A"}
+    assert brief(notes) == [("lossy", "/security")] and '{"endpoint_auth": "jwt"}' in notes[0].message
+
+
+def test_a_list_with_a_malformed_requirement_is_refused() -> None:
+    assert brief(run(security_requirements, {"security": [{"k": "not scopes"}]})[1]) == [("error", "/security")]
 
 
 def test_down_restores_the_0_3_shape() -> None:

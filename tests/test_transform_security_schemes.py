@@ -31,7 +31,14 @@ def test_none_type_is_removed_and_requirements_naming_it_need_nothing() -> None:
     card = {"securitySchemes": {"none": {"type": "none"}}, "securityRequirements": [{"schemes": {"none": {}}}]}
     out, notes = run(security_schemes, card)
     assert out == {"securitySchemes": {}, "securityRequirements": [{}]}
-    assert brief(notes) == [("assumed", "/securitySchemes/none")]
+    assert brief(notes) == [("info", "/securitySchemes/none")]
+
+
+def test_a_no_auth_schemes_description_is_reported_lost() -> None:
+    card = {"securitySchemes": {"public": {"type": "public", "description": "Free to browse."}}}
+    out, notes = run(security_schemes, card)
+    assert out == {"securitySchemes": {}}
+    assert brief(notes) == [("info", "/securitySchemes/public"), ("lossy", "/securitySchemes/public/description")]
 
 
 def test_unknown_type_is_refused() -> None:

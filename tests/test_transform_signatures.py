@@ -17,7 +17,7 @@ def test_signatures_of_a_changed_card_are_dropped_naming_the_key() -> None:
     out, notes = _run_after_change(card, changed)
     assert "signatures" not in out
     assert brief(notes) == [("lossy", "/signatures/0"), ("lossy", "/signatures/1")]
-    assert "'key-1'" in notes[0].message and "not a JWS" in notes[1].message
+    assert '"key-1"' in notes[0].message and "not a JWS" in notes[1].message
 
 
 def test_keep_signatures_warns_instead() -> None:

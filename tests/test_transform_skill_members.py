@@ -14,7 +14,7 @@ def test_string_skills_become_objects_with_tags() -> None:
 def test_missing_id_comes_from_name_and_tags_after_description() -> None:
     out, _ = run(skill_members, {"skills": [{"name": "Get Weather", "description": "d", "examples": []}]})
     assert list(out["skills"][0]) == ["id", "name", "description", "tags", "examples"]
-    assert out["skills"][0]["id"] == "get-weather" and out["skills"][0]["tags"] == ["get", "weather"]
+    assert out["skills"][0]["id"] == "get-weather" and out["skills"][0]["tags"] == ["weather"]
 
 
 def test_skill_with_neither_id_nor_name_is_refused() -> None:
@@ -37,7 +37,8 @@ def test_complete_skills_are_untouched_and_duplicate_ids_warned() -> None:
 
 def test_slug_and_tags() -> None:
     assert slug("  Café Menü! ") == "café-menü"
-    assert derive_tags("getWeatherNow", "Get weather") == ["get", "weather", "now"]
+    assert derive_tags("getWeatherNow", "Get weather") == ["weather", "now"]
+    assert derive_tags("save-for-later", "Save the article to a list") == ["save", "later", "article", "list"]
 
 
 def test_bad_tags_are_dropped_and_good_ones_kept() -> None:

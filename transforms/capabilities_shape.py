@@ -14,7 +14,7 @@ from typing import Any
 
 from a2a_migrate import edit
 from a2a_migrate.cardtree import camel_name
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 
 
 def _from_flags(flags: list[Any], ctx: Context) -> dict[str, bool]:
@@ -23,7 +23,7 @@ def _from_flags(flags: list[Any], ctx: Context) -> dict[str, bool]:
         if isinstance(flag, str) and flag.strip():
             capabilities[camel_name(flag.strip()) or flag.strip()] = True
         else:
-            ctx.note(f"/capabilities/{index}", "lossy", f"capability {flag!r} is not a flag name: dropped")
+            ctx.note(f"/capabilities/{index}", "lossy", f"capability {show(flag)} is not a flag name: dropped")
     return capabilities
 
 
@@ -39,7 +39,7 @@ def _ensure_object(card: Any, ctx: Context) -> None:
         ctx.note("/capabilities", "assumed", "capabilities given as a list of flag names: written as an object of true flags")
     else:
         card["capabilities"] = {}
-        ctx.note("/capabilities", "lossy", f"capabilities {value!r} is not an object: replaced by {{}}")
+        ctx.note("/capabilities", "lossy", f"capabilities {show(value)} is not an object: replaced by {{}}")
 
 
 def _move_top_level_extensions(card: Any, ctx: Context) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 
 _MEMBERS = (
     ("name", "default_name", "--default-name"),
@@ -28,14 +28,14 @@ def _check(card: Any, ctx: Context) -> None:
         if isinstance(value, (int, float, datetime.date)) and not isinstance(value, bool) and member == "version":
             # a YAML reader turns `version: 2024-01-01` or `version: 1.2` into a date or a number
             card[member] = str(value)
-            ctx.note(f"/{member}", "assumed", f"version {value} written as the string {str(value)!r}")
+            ctx.note(f"/{member}", "assumed", f"version {value} written as the string {show(str(value))}")
             continue
         default = getattr(ctx.options, option)
         if default is not None:
             card[member] = default
-            ctx.note(f"/{member}", "assumed", f"missing {member}: set to {default!r} from {flag}")
+            ctx.filled(f"/{member}", member, value, default, flag)
         else:
-            what = "is missing" if value is None else f"is {value!r}, not a non-empty string"
+            what = "is missing" if value is None else f"is {show(value)}, not a non-empty string"
             ctx.note(f"/{member}", "error", f"{member} {what}; the tool does not invent it: pass {flag}")
 
 

@@ -28,8 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_migrate import bindings, edit
-from a2a_migrate import edit
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS, major_minor
 
@@ -46,10 +45,10 @@ def _binding(value: Any, pointer: str, ctx: Context) -> str:
     if canonical is not None:
         if canonical == value:
             return value  # as written, quotes and all
-        ctx.note(pointer, "assumed", f"binding {value!r} written as {canonical!r}")
+        ctx.note(pointer, "assumed", f"binding {show(value)} written as {show(canonical)}")
         return edit.restyled(value, canonical)
     if isinstance(value, str) and value.strip():
-        ctx.note(pointer, "warning", f"binding {value!r} is not one of {', '.join(bindings.CORE)}: kept as written")
+        ctx.note(pointer, "warning", f"binding {show(value)} is not one of {', '.join(bindings.CORE)}: kept as written")
         return value
     ctx.note(pointer, "assumed", f"no binding given: {bindings.JSONRPC} assumed (the 0.3 default)")
     return bindings.JSONRPC
@@ -64,7 +63,7 @@ def _repair_interface(interface: Any, pointer: str, ctx: Context) -> None:
             edit.remove(interface, "transport")
             same = bindings.canonical(transport) == interface["protocolBinding"] or transport == interface["protocolBinding"]
             ctx.note(join(pointer, "transport"), "info" if same else "lossy",
-                     "0.3 transport dropped beside protocolBinding" + ("" if same else f" (it said {transport!r})"))
+                     "0.3 transport dropped beside protocolBinding" + ("" if same else f" (it said {show(transport)})"))
         return
     if "transport" in interface:
         edit.rename(interface, "transport", "protocolBinding")
@@ -99,7 +98,7 @@ def _legacy_interfaces(card: Any, ctx: Context) -> list[tuple[str, Any]]:
     for index, extra in enumerate(extras if isinstance(extras, list) else []):
         pointer = join("/additionalInterfaces", index)
         if not isinstance(extra, Mapping):
-            ctx.note(pointer, "error", f"additional interface {extra!r} is not an object")
+            ctx.note(pointer, "error", f"additional interface {show(extra)} is not an object")
             continue
         interface = edit.renamed_copy(extra, {"transport": "protocolBinding"})
         edit.replace(interface, ["protocolBinding"], "protocolBinding",
@@ -160,7 +159,7 @@ def _strip_hybrid(card: Any, ctx: Context) -> None:
         if isinstance(interface, Mapping) and "protocolVersion" not in interface and version is not None:
             _with_version(interface, version)
             ctx.note(join("/supportedInterfaces", index, "protocolVersion"), "assumed",
-                     f"interface had no protocolVersion: the card's {version!r} used")
+                     f"interface had no protocolVersion: the card's {show(version)} used")
     for pointer, interface in _legacy_interfaces(card, ctx):
         interface = _with_version(interface, version)
         binding_given = pointer != "/url" or "preferredTransport" in card
@@ -174,8 +173,33 @@ def _strip_hybrid(card: Any, ctx: Context) -> None:
         edit.remove(card, key)
 
 
+def _read_draft_versions(card: Any, ctx: Context) -> None:
+    """Draft 1.0 cards (spec-mapping 8.2, Jan 2026) list ``protocolVersions``: read like ``protocolVersion``.
+
+    One interface states one version, so the first listed feeds the
+    interfaces; a different version listed beside it is reported lost.
+    """
+    if "protocolVersions" not in card:
+        return
+    listed = card["protocolVersions"]
+    versions = [v for v in listed if major_minor(v) is not None] if isinstance(listed, list) else []
+    if not versions or "protocolVersion" in card:
+        edit.remove(card, "protocolVersions")
+        same = bool(versions) and {major_minor(v) for v in versions} == {major_minor(card.get("protocolVersion"))}
+        ctx.note("/protocolVersions", "info" if same else "lossy",
+                 f"draft member protocolVersions {show(listed)} dropped" + (": it repeats protocolVersion" if same else ""))
+        return
+    edit.replace(card, ["protocolVersions"], "protocolVersion", versions[0])
+    ctx.note("/protocolVersions", "info", f"draft member protocolVersions read as protocolVersion {show(versions[0])}")
+    for index, version in enumerate(listed):
+        if major_minor(version) != major_minor(versions[0]):
+            ctx.note(join("/protocolVersions", index), "lossy", f"version {show(version)} dropped: an interface states "
+                                                                "one version (add an interface for this one by hand)")
+
+
 def up(card: Any, ctx: Context) -> None:
     """Build ``supportedInterfaces`` from the 0.3 members (or strip them from a hybrid)."""
+    _read_draft_versions(card, ctx)
     interfaces = card.get("supportedInterfaces")
     if interfaces is None:
         url = card.get("url")
@@ -185,10 +209,9 @@ def up(card: Any, ctx: Context) -> None:
                 card["url"] = ctx.options.default_url
             else:
                 edit.insert_at(card, edit.position(card, "description") + 1, "url", ctx.options.default_url)
-            ctx.note("/url", "assumed", f"url {url!r} unusable: set to {ctx.options.default_url!r} from --default-url"
-                     if url is not None else f"no endpoint: url set to {ctx.options.default_url!r} from --default-url")
+            ctx.filled("/url", "url", url, ctx.options.default_url, "--default-url")
         elif url is not None and not usable:
-            ctx.note("/url", "error", f"url {url!r} is not an endpoint: fix it, or pass --default-url")
+            ctx.note("/url", "error", f"url {show(url)} is not an endpoint: fix it, or pass --default-url")
             return
         if card.get("url") is None:
             ctx.note("/url", "error", "the card has no url and no supportedInterfaces: pass --default-url")
@@ -203,7 +226,7 @@ def up(card: Any, ctx: Context) -> None:
         if isinstance(interface, Mapping):
             _repair_interface(interface, pointer, ctx)
         else:
-            ctx.note(pointer, "error", f"interface {interface!r} is not an object")
+            ctx.note(pointer, "error", f"interface {show(interface)} is not an object")
     if any(key in card for key in LEGACY_ENDPOINT_MEMBERS):
         _strip_hybrid(card, ctx)
 
@@ -217,9 +240,9 @@ def _keeps_tenant(interface: Mapping[str, Any], pointer: str, ctx: Context) -> b
     tenant = interface["tenant"]
     if ctx.options.keep_tenant_interfaces:
         ctx.note(join(pointer, "tenant"), "lossy",
-                 f"tenant {tenant!r} dropped: 0.3 clients cannot send it, and the interface may reject them without it")
+                 f"tenant {show(tenant)} dropped: 0.3 clients cannot send it, and the interface may reject them without it")
         return True
-    ctx.note(join(pointer, "tenant"), "lossy", f"interface with tenant {tenant!r} left out: 0.3 clients cannot send "
+    ctx.note(pointer, "lossy", f"interface with tenant {show(tenant)} left out: 0.3 clients cannot send "
                                                "the tenant (--keep-tenant-interfaces keeps it without the tenant)")
     return False
 
@@ -237,7 +260,7 @@ def _offered(interfaces: list[Any], ctx: Context) -> list[tuple[str, str, dict[s
     for index, interface in enumerate(interfaces):
         pointer = join("/supportedInterfaces", index)
         if not isinstance(interface, Mapping):
-            ctx.note(pointer, "error", f"interface {interface!r} is not an object")
+            ctx.note(pointer, "error", f"interface {show(interface)} is not an object")
             continue
         version = legacy_version(interface, ctx.options)
         if version is None or ("tenant" in interface and not _keeps_tenant(interface, pointer, ctx)):
@@ -263,6 +286,27 @@ def _v03_members(offered: list[tuple[str, str, dict[str, Any]]], ctx: Context) -
     elif len(primary) > 2:
         ctx.note(pointer, "lossy", f"members {', '.join(list(primary)[2:])} of the only interface have no place in 0.3")
     return members
+
+
+def _same_member(key: str, old: Any, new: Any) -> bool:
+    """Whether a hybrid card's 0.3 copy says what the members written from its interfaces say."""
+    if key == "protocolVersion":
+        return major_minor(old) == major_minor(new)
+    if key == "preferredTransport":
+        return (bindings.canonical(old) or old) == (bindings.canonical(new) or new)
+    if key == "additionalInterfaces":
+        urls = [{entry.get("url") for entry in side if isinstance(entry, Mapping)} for side in (old, new)
+                if isinstance(side, list)]
+        return len(urls) == 2 and urls[0] == urls[1]
+    return bool(old == new)
+
+
+def _report_replaced_copies(card: Any, members: dict[str, Any], ctx: Context) -> None:
+    """A hybrid input's 0.3 members are rewritten from its interfaces (1.0 wins): say where they differed."""
+    for key in LEGACY_ENDPOINT_MEMBERS:
+        if key in card and not _same_member(key, card[key], members.get(key)):
+            ctx.note(join("", key), "lossy", f"the card's 0.3 {key} {show(card[key])} replaced: "
+                                             "its supportedInterfaces say otherwise, and they win")
 
 
 def _write(card: Any, members: dict[str, Any]) -> None:
@@ -298,5 +342,6 @@ def down(card: Any, ctx: Context) -> None:
                                                       "pass --keep-tenant-interfaces to offer them without it")
         return
     members = _v03_members(offered, ctx)
+    _report_replaced_copies(card, members, ctx)
     _write(card, members)
     ctx.note("/supportedInterfaces", "info", f"supportedInterfaces written as {', '.join(members)}")

@@ -12,7 +12,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 
 _LEGACY = ("supportsAuthenticatedExtendedCard", "supportsExtendedAgentCard")
 
@@ -30,7 +30,7 @@ def up(card: Any, ctx: Context) -> None:
             same = capabilities["extendedAgentCard"] == value
             ctx.note(f"/{name}", "info" if same else "lossy",
                      f"{name} dropped: capabilities.extendedAgentCard is already set"
-                     + ("" if same else f" to {capabilities['extendedAgentCard']!r}, not {value!r}"))
+                     + ("" if same else f" to {show(capabilities['extendedAgentCard'])}, not {show(value)}"))
             continue
         capabilities["extendedAgentCard"] = value
         ctx.note(f"/{name}", "info", f"{name} moved to capabilities.extendedAgentCard")

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Context, Options
+from a2a_migrate.context import Context, Options, show
 from a2a_migrate.pointer import join
 from a2a_migrate.versions import V0_3, is_legacy, major_minor
 
@@ -41,7 +41,7 @@ def _normalize(interface: Any, pointer: str, declared: str | None, ctx: Context)
     if declared is not None:
         if raw != declared:
             _set(interface, declared)
-            ctx.note(pointer, "assumed", f"protocol version {declared} declared by --interface-version (was {raw!r})")
+            ctx.note(pointer, "assumed", f"protocol version {declared} declared by --interface-version (was {show(raw)})")
         return
     if raw is None:
         _set(interface, V0_3)
@@ -49,12 +49,12 @@ def _normalize(interface: Any, pointer: str, declared: str | None, ctx: Context)
         return
     version = major_minor(raw)
     if version is None:
-        ctx.note(pointer, "error", f"protocol version {raw!r} is not a version: pass --interface-version")
+        ctx.note(pointer, "error", f"protocol version {show(raw)} is not a version: pass --interface-version")
     elif version != raw:
         _set(interface, version)
-        ctx.note(pointer, "info", f"protocol version {raw!r} written as {version!r} (spec 3.6: no patch numbers)")
+        ctx.note(pointer, "info", f"protocol version {show(raw)} written as {show(version)} (spec 3.6: no patch numbers)")
     if version is not None and not is_legacy(version) and _was_0_3_shaped(ctx):
-        ctx.note(pointer, "warning", f"the 0.3-shaped card claimed protocol {raw!r}: kept, but a server that still "
+        ctx.note(pointer, "warning", f"the 0.3-shaped card claimed protocol {show(raw)}: kept, but a server that still "
                                      "speaks 0.3 must say so (--interface-version 0.3), or 1.0 clients will fail")
 
 
@@ -97,14 +97,14 @@ def _report(interface: Mapping[str, Any], pointer: str, ctx: Context) -> bool:
     at_version = join(pointer, "protocolVersion")
     if legacy_version(interface, ctx.options) is not None:
         if declared is not None and major_minor(raw) != declared:
-            ctx.note(at_version, "assumed", f"interface taken to speak {declared} by --interface-version (it says {raw!r})")
+            ctx.note(at_version, "assumed", f"interface taken to speak {declared} by --interface-version (it says {show(raw)})")
         elif raw is None:
             ctx.note(at_version, "assumed", "no protocol version: 0.3 assumed (spec 3.6.2: an empty version means 0.3)")
         return True
     if declared is None and major_minor(raw) is None:
-        ctx.note(at_version, "error", f"protocol version {raw!r} is not a version: pass --interface-version")
+        ctx.note(at_version, "error", f"protocol version {show(raw)} is not a version: pass --interface-version")
     else:
-        ctx.note(pointer, "lossy", f"interface {interface.get('url')!r} speaks {declared or major_minor(raw)}, "
+        ctx.note(pointer, "lossy", f"interface {show(interface.get('url'))} speaks {declared or major_minor(raw)}, "
                                    "which a 0.3 client cannot use: left out")
     return False
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from a2a_migrate import edit
 from a2a_migrate.cardtree import skills
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
 DEFAULT = "text/plain"
@@ -36,9 +36,9 @@ def _media_types(modes: list[Any], pointer: str, ctx: Context) -> list[Any]:
     for index, mode in enumerate(modes):
         media_type = WORDS.get(mode.strip().lower(), mode) if isinstance(mode, str) else mode
         if media_type != mode:
-            ctx.note(join(pointer, index), "assumed", f"mode word {mode!r} written as {media_type!r}")
+            ctx.note(join(pointer, index), "assumed", f"mode word {show(mode)} written as {show(media_type)}")
         if media_type in result:
-            ctx.note(join(pointer, index), "info", f"{media_type!r} listed twice: once is enough")
+            ctx.note(join(pointer, index), "info", f"{show(media_type)} listed twice: once is enough")
             continue
         result.append(media_type)
     return result
@@ -77,7 +77,7 @@ def up(card: Any, ctx: Context) -> None:
             card[member] = [DEFAULT]
         else:
             edit.insert_at(card, _new_position(card, member), member, [DEFAULT])
-        ctx.note(pointer, "assumed", f"{member} is required and was missing or empty: [{DEFAULT!r}] assumed")
+        ctx.note(pointer, "assumed", f"{member} is required and was missing or empty: [{show(DEFAULT)}] assumed")
     for pointer, skill in skills(card):
         for member in _SKILL_MEMBERS:
             if member in skill:

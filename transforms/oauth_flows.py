@@ -31,7 +31,7 @@ from typing import Any
 from a2a_migrate import edit, requirements
 from a2a_migrate.requirements import scopes_of
 from a2a_migrate.cardtree import FLOW_NAMES
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
 WRAPPER = "oauth2SecurityScheme"
@@ -138,14 +138,29 @@ def _drop_device_code(card: Any, name: str, body: Any, ctx: Context) -> None:
     if any(flow in FLOW_NAMES for flow in flows):
         ctx.note(pointer, "lossy", "deviceCode flow dropped: 0.3 has no device code flow (the scheme's other flows remain)")
         return
+    needing = _alternatives_naming(card, name)
     removed = _remove_alternatives(card, name)
     if ctx.options.hybrid:
         what = "0.3 clients see the scheme with no flow"
     else:
         del card["securitySchemes"][name]
         what = f"scheme {name} removed"
+        pointer = join("/securitySchemes", name)  # the whole scheme is gone, not only its flow
     ctx.note(pointer, "lossy", f"the deviceCode flow (RFC 8628) has no 0.3 form: {what}, "
                                f"with the {removed} requirement alternative(s) that need it")
+    for alternative in needing:
+        ctx.note(alternative, "lossy", f"requirement alternative dropped: it needs scheme {name}, which 0.3 cannot express")
+
+
+def _alternatives_naming(card: Any, name: str) -> list[str]:
+    """The pointers of the requirement alternatives (card and skills) that name scheme ``name``."""
+    found = []
+    for pointer, holder in requirements.holders(card):
+        for index, requirement in enumerate(holder["securityRequirements"]):
+            schemes = requirement.get("schemes") if isinstance(requirement, Mapping) else None
+            if isinstance(schemes, Mapping) and name in schemes:
+                found.append(join(pointer, index))
+    return found
 
 
 def _complete_flow(flow_name: str, flow: Any, pointer: str, ctx: Context) -> None:
@@ -153,7 +168,7 @@ def _complete_flow(flow_name: str, flow: Any, pointer: str, ctx: Context) -> Non
     if "pkceRequired" in flow:
         value = edit.remove(flow, "pkceRequired")
         ctx.note(join(pointer, "pkceRequired"), "lossy" if value else "info",
-                 f"pkceRequired ({value!r}) dropped: 0.3 cannot say it" + (", clients may not use PKCE" if value else ""))
+                 f"pkceRequired ({show(value)}) dropped: 0.3 cannot say it" + (", clients may not use PKCE" if value else ""))
     if "scopes" not in flow:
         edit.insert_at(flow, len(flow), "scopes", {})
         ctx.note(join(pointer, "scopes"), "info", "scopes written as {} (0.3 requires it; 1.0 writers omit an empty map)")

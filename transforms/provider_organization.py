@@ -3,8 +3,9 @@
 ``AgentProvider.organization`` and ``url`` are REQUIRED in v1.0
 ``a2a.proto`` and required by the v0.3 schema (v0.1 made ``url`` optional).
 Cards that say ``name`` for the organization get it renamed; a provider given
-as a bare string becomes ``{organization}``. A provider with no URL needs a
-person: it is refused with an error.
+as a bare string becomes ``{organization}``. A provider that is still not
+valid (no URL, the commonest case) cannot be carried: it is dropped with a
+lossy note, unless ``--default-provider-url`` supplies the URL.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 
 
 def _repair(card: Any, ctx: Context) -> None:
@@ -23,15 +24,34 @@ def _repair(card: Any, ctx: Context) -> None:
     if isinstance(provider, str):
         card["provider"] = provider = {"organization": provider}
         ctx.note("/provider", "assumed", "provider given as a string: written as provider.organization")
-    if not isinstance(provider, MutableMapping):
-        ctx.note("/provider", "error", f"provider {provider!r} is not an object")
-        return
+    if isinstance(provider, MutableMapping):
+        _complete(provider, ctx)
+    if not _valid(provider):
+        edit.remove(card, "provider")
+        ctx.note("/provider", "lossy", f"provider {show(provider)} dropped: it needs a non-empty organization and url "
+                                       "(pass --default-provider-url to keep one that has no url)")
+
+
+def _complete(provider: MutableMapping[str, Any], ctx: Context) -> None:
     if "organization" not in provider and isinstance(provider.get("name"), str):
         edit.rename(provider, "name", "organization")
         ctx.note("/provider/name", "assumed", "provider.name written as provider.organization")
-    for member in ("organization", "url"):
-        if not isinstance(provider.get(member), str) or not provider[member].strip():
-            ctx.note(f"/provider/{member}", "error", f"provider.{member} is required: add it, or remove provider")
+    default = ctx.options.default_provider_url
+    if default is not None and not _text(provider.get("url")) and _text(provider.get("organization")):
+        old = provider.get("url")
+        if "url" in provider:
+            provider["url"] = default
+        else:
+            edit.insert_at(provider, edit.position(provider, "organization") + 1, "url", default)
+        ctx.filled("/provider/url", "provider.url", old, default, "--default-provider-url")
+
+
+def _valid(provider: Any) -> bool:
+    return isinstance(provider, Mapping) and _text(provider.get("organization")) and _text(provider.get("url"))
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 def up(card: Any, ctx: Context) -> None:

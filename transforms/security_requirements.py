@@ -6,6 +6,8 @@ with ``SecurityRequirement { map<string, StringList> schemes }``, so the 0.3
 (spec-mapping section 5.4; an empty scope list is omitted: ``{}``). The
 meaning, an OR of ANDs, is unchanged. Cards transcoded from the 0.3 gRPC proto
 already carry ``[{"schemes": ...}]`` under the old name and are recognised.
+A ``security`` member that is no list at all (free text, a vendor object) was
+never readable by any client: it is dropped with a lossy note.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from a2a_migrate import edit
 from a2a_migrate.cardtree import skills
 from a2a_migrate.requirements import scopes_of
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
 
@@ -68,7 +70,13 @@ def _up_holder(holder: Any, pointer: str, ctx: Context) -> None:
     if "security" not in holder:
         return
     old = holder["security"]
-    if not isinstance(old, list) or not all(is_proto_shaped(r) or _valid_v03(r) for r in old):
+    if not isinstance(old, list):
+        # No 0.3 client could read it either, so dropping it misstates nothing a client relied on.
+        edit.remove(holder, "security")
+        ctx.note(join(pointer, "security"), "lossy", f"security {show(old)} is "
+                                                    "not a list of requirements (no version can read it): dropped")
+        return
+    if not all(is_proto_shaped(r) or _valid_v03(r) for r in old):
         ctx.note(join(pointer, "security"), "error", "security is not a list of {scheme: [scopes]} objects")
         return
     converted = [to_v1(requirement) for requirement in old]

@@ -18,15 +18,13 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit, requirements
-from a2a_migrate.cardtree import SCHEME_WRAPPERS, WRAPPER_TYPES
-from a2a_migrate.context import Context
+from a2a_migrate.cardtree import HTTP_WORDS, NO_AUTH_WORDS, SCHEME_WRAPPERS, WRAPPER_TYPES
+from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
-_TYPES = {type_.lower(): type_ for type_ in SCHEME_WRAPPERS}
-_TYPES.update({"api_key": "apiKey", "api-key": "apiKey", "oauth": "oauth2", "oidc": "openIdConnect",
+TYPES = {type_.lower(): type_ for type_ in SCHEME_WRAPPERS}
+TYPES.update({"api_key": "apiKey", "api-key": "apiKey", "oauth": "oauth2", "oidc": "openIdConnect",
                "openid": "openIdConnect", "mtls": "mutualTLS", "mutual_tls": "mutualTLS"})
-_HTTP_WORDS = {"bearer": "Bearer", "jwt": "Bearer", "basic": "Basic"}
-_NO_AUTH = {"none", "public", "anonymous", "noauth"}
 #: Members that a 0.3 scheme object has beside ``type``, renamed for 1.0.
 _RENAMED_UP = {"in": "location"}
 _RENAMED_DOWN = {"location": "in"}
@@ -40,16 +38,16 @@ def _wrap(scheme: Mapping[str, Any], pointer: str, ctx: Context) -> dict[str, An
     raw = scheme.get("type")
     word = raw.strip().lower() if isinstance(raw, str) else ""
     body = edit.renamed_copy(scheme, _RENAMED_UP, drop=["type"])
-    if word in _HTTP_WORDS:
-        body.setdefault("scheme", _HTTP_WORDS[word])
-        ctx.note(join(pointer, "type"), "assumed", f"type {raw!r} read as HTTP {_HTTP_WORDS[word]} authentication")
+    if word in HTTP_WORDS:
+        body.setdefault("scheme", HTTP_WORDS[word])
+        ctx.note(join(pointer, "type"), "assumed", f"type {show(raw)} read as HTTP {HTTP_WORDS[word]} authentication")
         return edit.like(scheme, [(SCHEME_WRAPPERS["http"], body)])
-    type_ = _TYPES.get(word)
+    type_ = TYPES.get(word)
     if type_ is None:
         return None
     if type_ != raw:
-        ctx.note(join(pointer, "type"), "assumed", f"type {raw!r} read as {type_!r}")
-    ctx.note(join(pointer, "type"), "info", f"type {type_!r} written as the {SCHEME_WRAPPERS[type_]} member")
+        ctx.note(join(pointer, "type"), "assumed", f"type {show(raw)} read as {show(type_)}")
+    ctx.note(join(pointer, "type"), "info", f"type {show(type_)} written as the {SCHEME_WRAPPERS[type_]} member")
     return edit.like(scheme, [(SCHEME_WRAPPERS[type_], body)])
 
 
@@ -66,21 +64,25 @@ def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None
         value, name = edit.remove(scheme, key), _RENAMED_UP.get(key, key)
         where = join(pointer, key)
         if key == "type":
-            same = _TYPES.get(str(value).strip().lower()) == WRAPPER_TYPES[wrapper]
-            ctx.note(where, "info" if same else "lossy", f"0.3 type {value!r} dropped beside {wrapper}")
+            same = TYPES.get(str(value).strip().lower()) == WRAPPER_TYPES[wrapper]
+            ctx.note(where, "info" if same else "lossy", f"0.3 type {show(value)} dropped beside {wrapper}")
         elif name not in body and isinstance(body, MutableMapping):
             body[name] = value
             ctx.note(where, "assumed", f"0.3 member {key} moved into {wrapper} as {name}")
         elif body.get(name) == value:
             ctx.note(where, "info", f"0.3 member {key} dropped beside {wrapper}: it repeats {name}")
         else:
-            ctx.note(where, "lossy", f"0.3 member {key} ({value!r}) dropped: {wrapper}.{name} says {body.get(name)!r}")
+            ctx.note(where, "lossy", f"0.3 member {key} ({show(value)}) dropped: {wrapper}.{name} says {show(body.get(name))}")
 
 
 def _remove_no_auth(card: Any, name: str, pointer: str, ctx: Context) -> None:
-    del card["securitySchemes"][name]
+    scheme = card["securitySchemes"].pop(name)
     requirements.rewrite(card, lambda schemes: [{k: v for k, v in schemes.items() if k != name}])
-    ctx.note(pointer, "assumed", "this scheme means no authentication: removed, and requirements naming it need nothing")
+    ctx.note(pointer, "info", "this scheme means no authentication: removed, and requirements naming it need nothing")
+    for key, value in scheme.items():
+        if key != "type" and value not in (None, "", [], {}, False):
+            ctx.note(join(pointer, key), "lossy", f"{key} {show(value)} dropped: "
+                                                  "1.0 has no place to describe the absence of authentication")
 
 
 def up(card: Any, ctx: Context) -> None:
@@ -94,20 +96,20 @@ def up(card: Any, ctx: Context) -> None:
     for name, scheme in list(schemes.items()):
         pointer = join("/securitySchemes", name)
         if not isinstance(scheme, Mapping):
-            ctx.note(pointer, "error", f"scheme {scheme!r} is not an object")
+            ctx.note(pointer, "error", f"scheme {show(scheme)} is not an object")
             continue
         wrappers = [key for key in scheme if key in WRAPPER_TYPES]
         if len(wrappers) > 1:
             ctx.note(pointer, "error", f"scheme has {len(wrappers)} kinds at once ({', '.join(wrappers)}); 1.0 allows one")
         elif wrappers:
             _strip_legacy(scheme, wrappers[0], pointer, ctx)
-        elif isinstance(scheme.get("type"), str) and scheme["type"].strip().lower() in _NO_AUTH:
+        elif isinstance(scheme.get("type"), str) and scheme["type"].strip().lower() in NO_AUTH_WORDS:
             _remove_no_auth(card, name, pointer, ctx)
         else:
             wrapped = _wrap(scheme, pointer, ctx)
             if wrapped is None:
                 ctx.note(join(pointer, "type"), "error",
-                         f"scheme type {scheme.get('type')!r} is none of {', '.join(SCHEME_WRAPPERS)}: describe it by hand")
+                         f"scheme type {show(scheme.get('type'))} is none of {', '.join(SCHEME_WRAPPERS)}: describe it by hand")
             else:
                 schemes[name] = wrapped
 
@@ -130,6 +132,8 @@ def down(card: Any, ctx: Context) -> None:
             continue
         wrappers = [key for key in scheme if key in WRAPPER_TYPES]
         if len(wrappers) == 1 and isinstance(scheme[wrappers[0]], Mapping):
+            # A hybrid input's 0.3 members beside the wrapper: folded in as on the way up, never lost unsaid.
+            _strip_legacy(scheme, wrappers[0], join("/securitySchemes", name), ctx)
             schemes[name] = _unwrap(scheme, wrappers[0], ctx.options.hybrid)
             ctx.note(join("/securitySchemes", name, wrappers[0]), "info",
-                     f"{wrappers[0]} written as type {WRAPPER_TYPES[wrappers[0]]!r}")
+                     f"{wrappers[0]} written as type {show(WRAPPER_TYPES[wrappers[0]])}")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 from a2a_migrate.io import to_plain
 from a2a_migrate.pointer import join
 
@@ -41,7 +41,7 @@ def _describe(signature: Any) -> str:
     if header is None:
         return "a signature that is not a JWS"
     kid = header.get("kid")
-    return f"the signature of key {kid!r}" if kid is not None else "a signature with no key id"
+    return f"the signature of key {show(kid)}" if kid is not None else "a signature with no key id"
 
 
 def _unsigned(card: Any) -> Any:

@@ -5,8 +5,9 @@ Neither version's ``AgentSkill`` has a schema member (v0.3 schema, v1.0
 output_modes, security_requirements``); strict 1.0 parsers reject them. What
 1.0 can say is kept: ``application/json`` in the skill's ``inputModes`` /
 ``outputModes``, and for an input schema an ``examples`` entry that shows the
-expected JSON (property names, types, enum values, required ones first). The
-schema itself is then dropped with a lossy note.
+expected JSON (property names, types, enum values, required ones first); both
+are made up by the tool, so their notes are ``assumed``. The schema itself is
+then dropped with a lossy note.
 """
 
 from __future__ import annotations
@@ -62,13 +63,14 @@ def _add_mode(card: Any, skill: Any, member: str, pointer: str, ctx: Context) ->
     if isinstance(modes, list):
         if JSON_MEDIA_TYPE not in modes:
             modes.append(JSON_MEDIA_TYPE)
-            ctx.note(join(pointer, member), "info", f"{JSON_MEDIA_TYPE} added: the skill took a JSON schema")
+            ctx.note(join(pointer, member), "assumed", f"{JSON_MEDIA_TYPE} added: the skill took a JSON schema")
         return
     # The skill used the card's defaults: keep offering them, and JSON besides.
     defaults = card.get(_DEFAULTS[member])
     inherited = [mode for mode in defaults if isinstance(mode, str)] if isinstance(defaults, list) and defaults else [_PLAIN]
     edit.insert_at(skill, len(skill), member, inherited + [JSON_MEDIA_TYPE] * (JSON_MEDIA_TYPE not in inherited))
-    ctx.note(join(pointer, member), "info", f"{member} set to the card's default modes plus {JSON_MEDIA_TYPE}: the skill took a JSON schema")
+    ctx.note(join(pointer, member), "assumed",
+             f"{member} set to the card's default modes plus {JSON_MEDIA_TYPE}: the skill took a JSON schema")
 
 
 def _input_example(skill: Any, schema: Any, pointer: str, ctx: Context) -> None:
@@ -82,7 +84,7 @@ def _input_example(skill: Any, schema: Any, pointer: str, ctx: Context) -> None:
             examples.append(example)
     else:
         edit.insert_at(skill, len(skill), "examples", [example])
-    ctx.note(join(pointer, "examples"), "info", "an example built from inputSchema shows the expected JSON")
+    ctx.note(join(pointer, "examples"), "assumed", "an example made up from inputSchema shows the expected JSON")
 
 
 def _convert(card: Any, skill: Any, pointer: str, ctx: Context) -> None:

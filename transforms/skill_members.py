@@ -18,7 +18,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+", re.UNICODE)
@@ -29,19 +29,26 @@ def slug(text: str) -> str:
     return re.sub(r"[\W_]+", "-", text.strip().lower(), flags=re.UNICODE).strip("-") or "skill"
 
 
+#: English filler words: a catalogue finds no skill by "the" or "to".
+STOP_WORDS = frozenset("""
+a an and are as at be by can do for from get has have how i in into is it its me my of on or our so than that the
+their then this to up us via was we what when which who will with you your
+""".split())
+
+
 def derive_tags(*texts: str) -> list[str]:
-    """Lower-case words of the texts, in order, each once, one-letter words left out."""
+    """Lower-case words of the texts, in order, each once; one-letter and stop words left out."""
     tags: list[str] = []
     for text in texts:
         for word in _WORD.findall(text):
             word = word.lower()
-            if len(word) > 1 and word not in tags:
+            if len(word) > 1 and word not in STOP_WORDS and word not in tags:
                 tags.append(word)
     return tags or [slug(texts[0]) if texts else "skill"]
 
 
 def _string_skill(text: str, pointer: str, ctx: Context) -> dict[str, Any]:
-    ctx.note(pointer, "assumed", f"skill given as the string {text!r}: written as a skill object")
+    ctx.note(pointer, "assumed", f"skill given as the string {show(text)}: written as a skill object")
     return {"id": slug(text), "name": text, "description": text}
 
 
@@ -55,7 +62,7 @@ def _fill_identity(skill: Any, pointer: str, ctx: Context) -> bool:
         return False
     if not _text(skill_id):
         edit.insert_at(skill, 0, "id", slug(name))
-        ctx.note(join(pointer, "id"), "assumed", f"skill id {skill['id']!r} derived from its name")
+        ctx.note(join(pointer, "id"), "assumed", f"skill id {show(skill['id'])} derived from its name")
     if not _text(name):
         edit.insert_at(skill, edit.position(skill, "id") + 1, "name", skill["id"])
         ctx.note(join(pointer, "name"), "assumed", "skill name taken from its id")
@@ -70,7 +77,7 @@ def _fill_tags(skill: Any, pointer: str, ctx: Context) -> None:
     if isinstance(tags, list) and any(isinstance(tag, str) and tag.strip() for tag in tags):
         for index in reversed(range(len(tags))):
             if not (isinstance(tags[index], str) and tags[index].strip()):
-                ctx.note(join(pointer, "tags", index), "lossy", f"tag {tags[index]!r} is not a word: dropped")
+                ctx.note(join(pointer, "tags", index), "lossy", f"tag {show(tags[index])} is not a word: dropped")
                 del tags[index]
         return
     if isinstance(tags, str) and tags.strip():
@@ -82,7 +89,7 @@ def _fill_tags(skill: Any, pointer: str, ctx: Context) -> None:
         skill["tags"] = derived
     else:  # where 0.3 and 1.0 both list it: after the description
         edit.insert_at(skill, edit.position(skill, "description") + 1, "tags", derived)
-    ctx.note(join(pointer, "tags"), "assumed", f"skill has no tags: derived {derived} from its id and name")
+    ctx.note(join(pointer, "tags"), "assumed", f"skill has no tags: derived {show(derived)} from its id and name")
 
 
 def _stringify_examples(skill: Any, pointer: str, ctx: Context) -> None:
@@ -119,7 +126,7 @@ def _repair(card: Any, ctx: Context, *, fill_tags: bool) -> None:
         if isinstance(skill, str):
             skills[index] = skill = _string_skill(skill, pointer, ctx)
         if not isinstance(skill, MutableMapping):
-            ctx.note(pointer, "error", f"skill {skill!r} is not an object")
+            ctx.note(pointer, "error", f"skill {show(skill)} is not an object")
             continue
         if _fill_identity(skill, pointer, ctx) and fill_tags:
             _fill_tags(skill, pointer, ctx)
@@ -135,7 +142,7 @@ def _dedupe_ids(skills: list[Any], ctx: Context) -> None:
         if not isinstance(skill, Mapping) or not _text(skill.get("id")):
             continue
         if skill["id"] in seen:
-            ctx.note(join("/skills", index, "id"), "warning", f"skill id {skill['id']!r} is used by an earlier skill too")
+            ctx.note(join("/skills", index, "id"), "warning", f"skill id {show(skill['id'])} is used by an earlier skill too")
         seen.add(skill["id"])
 
 

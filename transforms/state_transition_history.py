@@ -2,8 +2,9 @@
 
 Commit c768a44d (#1396): "Removes the state_transition_history field from
 AgentCapabilities message as it has no corresponding API implementation". A
-strict ProtoJSON parser rejects the member, so it is dropped with a lossy
-note that gives the value it had.
+strict ProtoJSON parser rejects the member, so it is dropped. ``true`` is a
+lossy note (the card promised a history 1.0 cannot declare); ``false`` is an
+info note: 1.0 not declaring it says the same.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Context
+from a2a_migrate.context import Context, show
 
 
 def up(card: Any, ctx: Context) -> None:
@@ -20,9 +21,18 @@ def up(card: Any, ctx: Context) -> None:
     capabilities = card.get("capabilities")
     if isinstance(capabilities, MutableMapping) and "stateTransitionHistory" in capabilities:
         value = edit.remove(capabilities, "stateTransitionHistory")
-        ctx.note("/capabilities/stateTransitionHistory", "lossy",
-                 f"stateTransitionHistory ({value!r}) dropped: 1.0 removed it (it had no API)")
+        if value is True:
+            ctx.note("/capabilities/stateTransitionHistory", "lossy",
+                     "stateTransitionHistory true dropped: 1.0 removed it (it had no API) and cannot declare it")
+        else:
+            ctx.note("/capabilities/stateTransitionHistory", "lossy" if _stated(value) else "info",
+                     f"stateTransitionHistory {show(value)} dropped: 1.0 removed it, and not declaring it says the same")
 
 
 def down(card: Any, ctx: Context) -> None:
     """Nothing to restore: 1.0 cannot say it, and 0.3 treats it as optional."""
+
+
+def _stated(value: Any) -> bool:
+    """Anything but false or null says something (a string "yes", a number) that is now gone."""
+    return value is not False and value is not None

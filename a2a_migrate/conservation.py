@@ -31,9 +31,10 @@ of the input and one of the output.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,13 +84,18 @@ def check(original: Any, result: Any, notes: Sequence[Note], options: Options | 
     if options is not None and options.interface_version is not None:
         excused += _version_pointers(original)
     held = _Inventory.of(result)
-    errors = []
-    for leaf in leaves(original):
-        if _excused(leaf.pointer, excused) or held.holds(leaf):
-            continue
-        what = "name" if leaf.is_name else "value"
-        errors.append(Note("error", TRANSFORM, leaf.pointer,
-                           f"{what} {json.dumps(leaf.value, ensure_ascii=False)} dropped without a note"))
+    errors: list[Note] = []
+
+    def visit(path: list[Any], name: str, value: Any, is_name: bool) -> None:
+        if held.holds(path, name, value, is_name):
+            return
+        pointer = join("", *path)  # only for what is missing: most values are found
+        if not _excused(pointer, excused):
+            what = "name" if is_name else "value"
+            errors.append(Note("error", TRANSFORM, pointer,
+                               f"{what} {json.dumps(value, ensure_ascii=False)} dropped without a note"))
+
+    _walk(original, [], "", visit)
     return errors
 
 
@@ -102,38 +108,58 @@ def _version_pointers(card: Any) -> list[str]:
     return found
 
 
-def leaves(value: Any, pointer: str = "", name: str = "") -> Iterator[Leaf]:
-    """Every stated scalar under ``value`` (defaults left out), and the data names of maps."""
-    if isinstance(value, Mapping):
+def leaves(card: Any) -> list[Leaf]:
+    """Every stated scalar of ``card`` (defaults left out), and the data names of its maps."""
+    found: list[Leaf] = []
+    _walk(card, [], "", lambda path, name, value, is_name: found.append(Leaf(join("", *path), name, value, is_name)))
+    return found
+
+
+Visit = Callable[[list[Any], str, Any, bool], None]
+
+
+def _walk(value: Any, path: list[Any], name: str, visit: Visit) -> None:
+    """Call ``visit(path, member name, value, is_name)`` for each stated scalar and data name.
+
+    ``path`` is the list of pointer tokens, shared and mutated as the walk goes
+    (a pointer string is built only where a value is missing).
+    """
+    if isinstance(value, dict):
         if len(value) == 1 and TIMESTAMP in value:  # a YAML timestamp (io.to_plain's marker)
-            yield Leaf(pointer, name, value[TIMESTAMP])
+            visit(path, name, value[TIMESTAMP], False)
             return
-        names_are_data = _names_are_data(value, pointer, name)
+        names_are_data = _names_are_data(value, path, name)
         for key, item in value.items():
-            where = join(pointer, key)
+            path.append(key)
             if names_are_data:
-                yield Leaf(where, name, key, is_name=True)
-            yield from leaves(item, where, str(key))
+                visit(path, name, key, True)
+            if isinstance(item, (dict, list)):
+                _walk(item, path, str(key), visit)
+            elif _stated(item):
+                visit(path, str(key), item, False)
+            path.pop()
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from leaves(item, join(pointer, index), name)
-    elif _stated(value):
-        yield Leaf(pointer, name, value)
+            path.append(index)
+            if isinstance(item, (dict, list)):
+                _walk(item, path, name, visit)
+            elif _stated(item):
+                visit(path, name, item, False)
+            path.pop()
 
 
-def _names_are_data(mapping: Mapping[str, Any], pointer: str, name: str) -> bool:
+def _names_are_data(mapping: Mapping[str, Any], path: list[Any], name: str) -> bool:
     """Scheme maps, scope maps, and the scheme names of a requirement in either shape."""
     if name in _NAMED_MAPS:
         return True
-    if _in_requirement(pointer):  # 0.3 {"oauth": [...]}; the 1.0 {"schemes": {...}} names them one level down
+    if _in_requirement(path):  # 0.3 {"oauth": [...]}; the 1.0 {"schemes": {...}} names them one level down
         return list(mapping) != ["schemes"]
-    return name == "schemes" and _in_requirement(pointer.rsplit("/", 1)[0])
+    return name == "schemes" and _in_requirement(path[:-1])
 
 
-def _in_requirement(pointer: str) -> bool:
+def _in_requirement(path: list[Any]) -> bool:
     """``/security/0`` or ``/skills/2/securityRequirements/1``: a requirement object."""
-    parts = pointer.rsplit("/", 2)
-    return len(parts) == 3 and parts[1] in _REQUIREMENT_LISTS and parts[2].isdigit()
+    return len(path) >= 2 and path[-2] in _REQUIREMENT_LISTS and isinstance(path[-1], int)
 
 
 def _stated(value: Any) -> bool:
@@ -167,7 +193,7 @@ class _Inventory:
         return inventory
 
     def _add(self, value: Any, name: str) -> None:
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             for key, item in value.items():
                 self.keys.add(str(key))
                 self._add(item, str(key))
@@ -185,21 +211,24 @@ class _Inventory:
         elif isinstance(value, (datetime.date, datetime.datetime)):
             self.strings.add(value.isoformat())
 
-    def holds(self, leaf: Leaf) -> bool:
-        """True when the result holds ``leaf``'s value or a documented rewrite of it."""
-        value = leaf.value
-        if _means_no_authentication(leaf) or leaf.pointer == "/authentication/required":
-            return True  # said by the requirements: nothing, or no empty alternative
-        if leaf.is_name:
-            return value in self.keys or value in self.strings or self._merged_flow(value)
-        if value is True:
-            name = _camel(leaf.name)
-            return name in self.flags or _FLAG_NAMES.get(name) in self.flags or self._in_example(value)
+    def holds(self, path: list[Any], name: str, value: Any, is_name: bool) -> bool:
+        """True when the result holds ``value`` (stated under ``name`` at ``path``) or a documented rewrite of it."""
         if isinstance(value, str):
-            if leaf.name == "capabilities" and _camel(value.strip()) in self.flags:
+            if value in self.strings:
+                return True
+            if _means_no_authentication(name, value, is_name):
+                return True  # said by the requirements: nothing, or no empty alternative
+            if is_name:
+                return value in self.keys or self._merged_flow(value)
+            if name == "capabilities" and _camel(value.strip()) in self.flags:
                 return True  # a flag name in a list, written as a member set to true
-            return value in self.strings or any(form in self.strings or form in self.keys for form in rewrites(leaf)) \
+            return any(form in self.strings or form in self.keys for form in rewrites(name, value)) \
                 or self._in_example(value)
+        if path == ["authentication", "required"]:
+            return True  # a v0.1 flag the requirements say: no empty alternative, or one
+        if value is True:
+            flag = _camel(name)
+            return flag in self.flags or _FLAG_NAMES.get(flag) in self.flags or self._in_example(value)
         if isinstance(value, (int, float)):
             return value in self.numbers or str(value) in self.strings or self._in_example(value)
         return False
@@ -219,42 +248,44 @@ class _Inventory:
 _SCHEME_WORD_MEMBERS = frozenset({"type", "schemes", "methods"})
 
 
-def rewrites(leaf: Leaf) -> Iterator[str]:
-    """The documented forms a migration may write a stated string in.
-
-    Imported lazily: the tables live with the transforms that apply them.
-    """
-    from a2a_migrate import bindings
-    from a2a_migrate.transforms import legacy_authentication, media_types, security_schemes
-
-    value = leaf.value
+def rewrites(name: str, value: str) -> Iterator[str]:
+    """The documented forms a migration may write a stated string in."""
+    bindings, media_words, scheme_types, payment_words, payment_uri = _rewrite_tables()
     version = major_minor(value)
     if version is not None:
         yield version
         yield f"{version}.0"
-    binding = bindings.canonical(value)
+    binding = bindings(value)
     if binding is not None:
         yield binding
     lowered = value.strip().lower()
-    if lowered in media_types.WORDS:
-        yield media_types.WORDS[lowered]
-    if leaf.name in _SCHEME_WORD_MEMBERS:
-        scheme_type = security_schemes.TYPES.get(lowered)
+    if lowered in media_words:
+        yield media_words[lowered]
+    if name in _SCHEME_WORD_MEMBERS:
+        scheme_type = scheme_types.get(lowered)
         if scheme_type is not None:
             yield SCHEME_WRAPPERS[scheme_type]
         if lowered in HTTP_WORDS:
             yield HTTP_WORDS[lowered]
             yield SCHEME_WRAPPERS["http"]
-        if lowered in legacy_authentication.PAYMENT_WORDS:
-            yield legacy_authentication.X402_URI
+        if lowered in payment_words:
+            yield payment_uri
 
 
-def _means_no_authentication(leaf: Leaf) -> bool:
-    """A ``none``/``public`` scheme (its name, its type, a v0.1 word) or ``required: false``.
+@functools.cache
+def _rewrite_tables() -> tuple[Callable[[Any], str | None], Mapping[str, str], Mapping[str, str], frozenset[str], str]:
+    """The tables live with the transforms that apply them; read once, on first need."""
+    from a2a_migrate import bindings
+    from a2a_migrate.transforms import legacy_authentication, media_types, security_schemes
+
+    return (bindings.canonical, media_types.WORDS, security_schemes.TYPES, legacy_authentication.PAYMENT_WORDS,
+            legacy_authentication.X402_URI)
+
+
+def _means_no_authentication(name: str, value: str, is_name: bool) -> bool:
+    """A ``none``/``public`` scheme (its name, its type, a v0.1 word).
 
     1.0 says "no authentication" by requiring nothing (an empty requirement
     alternative, or none at all), so these words have no place of their own.
     """
-    if not isinstance(leaf.value, str) or leaf.value.strip().lower() not in NO_AUTH_WORDS:
-        return False
-    return leaf.is_name or leaf.name in _SCHEME_WORD_MEMBERS
+    return (is_name or name in _SCHEME_WORD_MEMBERS) and value.strip().lower() in NO_AUTH_WORDS

@@ -155,6 +155,7 @@ def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms
         outcome.error = str(error)
         return outcome
     outcome.source_version = outcome.source_version or detect_version(document.original)
+    aliases = _aliases(document.data)
     try:
         skipped = patch_in_place(document.data, patch, layout, skip_failures=force)
     except PatchError as error:
@@ -164,6 +165,7 @@ def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms
     for failure in skipped:
         outcome.notes.append(Note("warning", transforms[failure.index], _path_of(failure.op),
                                   f"not applied (--force): {failure}"))
+    _reshare(aliases)
     done = {failure.index for failure in skipped}
     outcome.changes = [Change(transforms[i], op) for i, op in enumerate(patch) if i not in done]
     plain = io.to_plain(document.data)
@@ -183,6 +185,40 @@ def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms
     outcome.status = "changed" if outcome.new_text != text else "unchanged"
     outcome.notes.append(Note("info", "apply", "", f"{_count(outcome.changes)} applied"))
     return outcome
+
+
+def _aliases(root: Any) -> list[tuple[Any, Any, Any, str]]:
+    """``(parent, key, anchored value, its JSON)`` for each place of a YAML anchor that has aliases.
+
+    The patch is applied to a copy at each alias (:func:`a2a_migrate.patching.unshare`),
+    so that an operation on one place does not change the other.
+    """
+    places: dict[int, list[tuple[Any, Any, Any]]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for key, child in list(node.items() if isinstance(node, dict) else enumerate(node)):
+            if isinstance(child, (dict, list)):
+                places.setdefault(id(child), []).append((node, key, child))
+                if len(places[id(child)]) == 1:
+                    stack.append(child)
+    return [(*site, _canonical(io.to_plain(site[2]))) for found in places.values() if len(found) > 1
+            for site in found if getattr(getattr(site[2], "anchor", None), "value", None) is not None]
+
+
+def _reshare(sites: list[tuple[Any, Any, Any, str]]) -> None:
+    """Make each place of an anchor the patch left as it was an alias again, as the input wrote it.
+
+    Where the patch changed the value (a migrated scheme), the places are
+    written out separately, as ``upgrade`` writes them.
+    """
+    unchanged: dict[int, bool] = {}
+    for parent, key, anchored, before in sites:
+        if not unchanged.setdefault(id(anchored), _canonical(io.to_plain(anchored)) == before):
+            continue
+        present = key in parent if isinstance(parent, dict) else isinstance(key, int) and key < len(parent)
+        if present and parent[key] is not anchored and _canonical(io.to_plain(parent[key])) == before:
+            parent[key] = anchored
 
 
 def _review_notes(matched: Review, patch: Sequence[Any]) -> list[Note]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from a2a_migrate import jsontext
+from a2a_migrate import jsontext, limits, yamltext
 
 Format = Literal["json", "yaml"]
 BOM = "\ufeff"
@@ -41,7 +41,7 @@ class Document:
         """The working copy as text, laid out like the input."""
         body = self.text[1:] if self.bom else self.text
         if self.format == "yaml":
-            rendered = _yaml_dump(self.data, body) if self.data != self.original else body
+            rendered = yamltext.dump(self.data, body) if self.data != self.original else body
         else:
             rendered = jsontext.render(body, self.original, self.data)
         return (BOM if self.bom else "") + rendered
@@ -70,29 +70,44 @@ def _non_json(value: Any) -> Any:
     return str(value)
 
 
+def named_format(name: str) -> Format | None:
+    """The format a file's name gives (``.json``, ``.yaml``, ``.yml``), or None (``-``, no suffix)."""
+    lowered = name.lower()
+    return "yaml" if lowered.endswith(YAML_SUFFIXES) else "json" if lowered.endswith(".json") else None
+
+
 def guess_format(name: str, text: str) -> Format:
-    """YAML by suffix; for other names JSON unless the text cannot be JSON."""
-    if name.lower().endswith(YAML_SUFFIXES):
-        return "yaml"
+    """The format by suffix; for other names JSON unless the text cannot be JSON."""
+    named = named_format(name)
+    if named is not None:
+        return named
     stripped = text.lstrip(BOM + " \t\r\n")
-    if name.lower().endswith(".json") or stripped[:1] in ("{", "[", '"') or not stripped:
-        return "json"
-    return "yaml"
+    return "json" if stripped[:1] in ("{", "[", '"') or not stripped else "yaml"
 
 
 def parse(text: str, name: str = "-", format: Format | None = None) -> Document:
-    """Parse card text. Raises :class:`CardError` with the line and column."""
+    """Parse card text. Raises :class:`CardError` with the line and column.
+
+    A name without a format (stdin's ``-``) is read as JSON when the text looks
+    like JSON; if it is not JSON after all it is read as YAML, since flow-style
+    YAML (``{name: x, url: ...}``) looks the same. Limits against hostile
+    input (:mod:`a2a_migrate.limits`) are errors here too.
+    """
     bom = text.startswith(BOM)
     body = text[1:] if bom else text
     fmt = format or guess_format(name, body)
     if not body.strip():
         raise CardError("the file is empty")
     if fmt == "json":
-        data = _json_load(body)
-        original = json.loads(body)
+        try:
+            data = _json_load(body)
+        except _NotJson as error:
+            if format or named_format(name):
+                raise CardError(str(error)) from None
+            fmt, data = "yaml", _yaml_fallback(body, error)
     else:
         data = _yaml_load(body)
-        original = to_plain(data)
+    original = json.loads(body) if fmt == "json" else to_plain(data)
     if not isinstance(data, dict):
         kind = type(original).__name__ if original is not None else "null"
         raise CardError(f"the top level is a {_json_kind(kind)}, not an object")
@@ -114,67 +129,50 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return mapping
 
 
+#: A ``//`` comment: at a line's start or after a blank or a separator (not ``https://``).
+_COMMENT = re.compile(r"(?:^|[\s,\[{])//")
+
+
+class _NotJson(CardError):
+    """Text that is no JSON at all (as opposed to JSON refused by a limit)."""
+
+
 def _json_load(body: str) -> Any:
+    """Parse JSON with the C decoder, refusing what :mod:`a2a_migrate.limits` refuses."""
     try:
-        return json.loads(body, object_pairs_hook=_reject_duplicates)
+        data = json.loads(body, object_pairs_hook=_reject_duplicates,
+                          parse_constant=limits.refuse_constant, parse_float=limits.finite_float)
+        limits.check_json_depth(body)
+        return data
     except json.JSONDecodeError as error:
-        hint = " (JSON allows no comments)" if "/*" in body or "//" in body.split("\n")[error.lineno - 1] else ""
-        raise CardError(f"line {error.lineno} column {error.colno}: not valid JSON: {error.msg}{hint}") from None
+        line = body.split("\n")[error.lineno - 1]
+        hint = " (JSON allows no comments)" if _COMMENT.search(line) or "/*" in body else ""
+        raise _NotJson(f"line {error.lineno} column {error.colno}: not valid JSON: {error.msg}{hint}") from None
+    except limits.NonStandardNumber as error:
+        raise CardError(str(limits.number_error(body, error.spelling, limits.describe_number(error.spelling)))) from None
+    except limits.LimitError as error:
+        raise CardError(str(error)) from None
+    except RecursionError:  # deeper than json itself goes (about 1000): refused as any deep card
+        raise CardError(str(limits.json_depth_error(body))) from None
+    except ValueError:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
+        raise CardError(str(limits.long_number_error(body))) from None
 
 
-def _yaml() -> Any:
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.width = 4096  # never re-wrap long lines the author kept on one line
-    return yaml
+def _yaml_fallback(body: str, json_error: CardError) -> Any:
+    """YAML for text that looked like JSON but is not; the JSON error if it is neither."""
+    try:
+        return yamltext.load(body)
+    except yamltext.YamlError as error:
+        raise CardError(f"{json_error}; nor YAML: {error}") from None
+    except limits.LimitError as error:
+        raise CardError(str(error)) from None
 
 
 def _yaml_load(body: str) -> Any:
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
     try:
-        return _yaml().load(body)
-    except MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
-        raise CardError(f"{where}not valid YAML: {error.problem or error.context}") from None
-    except YAMLError as error:
-        raise CardError(f"not valid YAML: {error}") from None
-
-
-def _yaml_dump(data: Any, source: str) -> str:
-    import io
-
-    yaml = _yaml()
-    mapping, sequence, offset = _yaml_indents(source)
-    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
-    if source.lstrip().startswith("---"):
-        yaml.explicit_start = True
-    stream = io.StringIO()
-    yaml.dump(data, stream)
-    text = stream.getvalue()
-    if "\r\n" in source:
-        text = text.replace("\n", "\r\n")
-    if not source.endswith(("\n", "\r")):
-        text = text.rstrip("\r\n")
-    return text
-
-
-def _yaml_indents(source: str) -> tuple[int, int, int]:
-    """Guess ruamel's (mapping, sequence, offset) indents from the source."""
-    import re
-
-    mapping = 2
-    match = re.search(r"^([ \t]*)[^\s#-][^\n]*:[ \t]*\r?\n\1([ ]+)[^\s#-]", source, re.M)
-    if match:
-        mapping = len(match.group(2))
-    dash = re.search(r"^([ \t]*)[^\s#-][^\n]*:[ \t]*\r?\n(?:\1[ ]*#[^\n]*\r?\n)*\1([ ]*)-( +)", source, re.M)
-    if dash:
-        offset = len(dash.group(2))
-        return mapping, offset + len(dash.group(3)) + 1, offset
-    return mapping, mapping, 0
+        return yamltext.load(body)
+    except (yamltext.YamlError, limits.LimitError) as error:
+        raise CardError(str(error)) from None
 
 
 def read_text(path: Path) -> str:

@@ -8,14 +8,15 @@ the results come back in input order whatever the number of workers.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from a2a_migrate import io
 from a2a_migrate.api import migrate_in_place
-from a2a_migrate.context import Note, Options
+from a2a_migrate.context import SEVERITIES, Note, Options, Severity
+from a2a_migrate.discover import parse_card
 from a2a_migrate.engine import Change, Direction
 from a2a_migrate.versions import detect_version
 
@@ -29,11 +30,12 @@ class Job:
     direction: Direction
     options: Options = field(default_factory=Options)
     record: bool = False  # compute the labelled patch (for --patch and --report)
-    strict: bool = False  # lossy notes fail the card
+    fail_on: Severity | None = None  # the least severity that fails a card (--fail-on; --strict is "lossy")
     sniff: bool = False  # a file not named like a card is processed only if it looks like one
     write: Literal["no", "in_place", "to_folder"] = "no"  # where a worker writes the result
     output_dir: str | None = None  # for "to_folder": the tree mirroring the inputs' roots
     keep_text: bool = True  # send the old and new text back (diffs, reviews); large batches don't
+    max_bytes: int | None = io.MAX_CARD_BYTES  # larger files are refused unread (--max-file-size)
 
 
 @dataclass
@@ -56,27 +58,32 @@ class Outcome:
         return [change.op for change in self.changes]
 
 
-def looks_like_card(data: Any) -> bool:
-    """An object with a ``name`` and any of ``skills``, ``url``, ``supportedInterfaces``."""
-    return isinstance(data, dict) and "name" in data and any(
-        key in data for key in ("skills", "url", "supportedInterfaces", "supported_interfaces")
-    )
+def refusal_reason(notes: Sequence[Note], fail_on: Severity | None) -> str:
+    """Why ``--fail-on`` refuses a card with ``notes`` ("" when it does not), naming the notes' places."""
+    if fail_on is None:
+        return ""
+    least = SEVERITIES.index(fail_on)
+    failing = [note for note in notes if least <= SEVERITIES.index(note.severity) < SEVERITIES.index("error")]
+    if not failing:
+        return ""
+    counts = ", ".join(f"{sum(n.severity == s for n in failing)} {s}" for s in SEVERITIES if any(n.severity == s for n in failing))
+    places = ", ".join(dict.fromkeys(note.pointer or "/" for note in failing))
+    return f"refused by --fail-on {fail_on}: {counts} note(s) at {places}"
 
 
 def migrate_text(text: str, name: str, job: Job) -> Outcome:
     """Migrate one card given as text."""
-    try:
-        document = io.parse(text, name)
-    except io.CardError as error:
-        # A file found only by its suffix (tsconfig.json, a Helm template) is no card of ours.
-        return Outcome(name, "skipped" if job.sniff else "failed", old_text=text, error="" if job.sniff else str(error))
-    if job.sniff and not looks_like_card(document.original):
-        return Outcome(name, "skipped", old_text=text)
+    loaded = parse_card(text, name, job.sniff)  # the same test of "is it a card" as every command's
+    if loaded.document is None:
+        return Outcome(name, "failed" if loaded.status == "failed" else "skipped", old_text=text, error=loaded.error)
+    document = loaded.document
     result = migrate_in_place(document.data, job.direction, job.options,
                               original=document.original, record=job.record)
     outcome = Outcome(name, "unchanged", result.source_version, result.target_version,
                       result.notes, result.changes, text, text)
-    refused = not result.ok or (job.strict and any(n.severity == "lossy" for n in result.notes))
+    refusal = refusal_reason(result.notes, job.fail_on) if result.ok else ""
+    outcome.error = refusal
+    refused = not result.ok or bool(refusal)
     if not refused and result.changed:  # issue 7: sign the final card (nothing to do without --sign-key)
         from a2a_migrate.cli_signing import sign_result
 
@@ -102,7 +109,7 @@ def migrate_file(path: str, job: Job, root: str | None = None) -> Outcome:
     the file was found under, for ``to_folder``.
     """
     try:
-        text = io.read_text(Path(path))
+        text = io.read_text(Path(path), job.max_bytes)
     except io.CardError as error:
         return Outcome(path, "skipped" if job.sniff else "failed", error="" if job.sniff else str(error))
     outcome = migrate_text(text, path, job)

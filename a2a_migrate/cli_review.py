@@ -17,6 +17,8 @@ from typing import Any
 
 import click
 
+from a2a_migrate.cli_inputs import input_options, no_cards_found, summary_line
+
 
 def _interface_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     from a2a_migrate.cli import _protocol_version
@@ -51,14 +53,13 @@ def _verbosity(quiet: bool, verbose: bool) -> int:
 @click.option("--keep-tenant-interfaces", is_flag=True, help="On downgrade, keep interfaces that have a tenant.")
 @click.option("--no-validate", "validate_output", is_flag=True, flag_value=False, default=True,
               help="Plan results even if they fail the target version's rules (normally refused).")
-@click.option("--include", multiple=True, metavar="GLOB", help="In folders, also plan files matching GLOB.")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="In folders, skip files and folders matching GLOB.")
+@input_options("plan")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: the CPUs).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print info notes.")
 def plan_command(paths: Sequence[str], target: str, output: Path | None, output_format: str, strict: bool,
-                 include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
-                 **options: Any) -> None:
+                 include: Sequence[str], exclude: Sequence[str], max_file_size: int, jobs: int | None, quiet: bool,
+                 verbose: bool, **options: Any) -> None:
     """Plan a migration for review: write nothing to the cards.
 
     The plan holds, per card, its path, the SHA-256 of its bytes, the source
@@ -68,7 +69,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     --format md the output is a Markdown review instead: a summary, and per
     card a table of changes and the unified diff.
     """
-    from a2a_migrate import cli, io, plan, review_markdown
+    from a2a_migrate import cli, discover, io, plan, review_markdown
     from a2a_migrate.batch import Job, Outcome, default_jobs, run_batch
     from a2a_migrate.context import Options
     from a2a_migrate.engine import Direction
@@ -78,15 +79,17 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     direction: Direction = "up" if target == "1.0" else "down"
     settings = Options(**options)
     verbosity = _verbosity(quiet, verbose)
-    run = cli._Run(direction, paths, None, False, False, True, None, strict, settings, include, exclude,
-                   jobs or default_jobs(), verbosity)
-    inputs, unusable = cli._expand(run)
-    outcomes = [Outcome(path, "failed", error=reason) for path, reason in unusable]
-    files = [(str(found.path), sniff) for found, sniff in inputs]
-    outcomes += run_batch(files, Job(direction, settings, record=True, strict=strict), run.jobs)
+    found, problems = discover.expand(paths, include, exclude)
+    outcomes = [Outcome(problem.path, "failed", error=problem.reason) for problem in problems]
+    files = [(str(item.path), item.sniff) for item in found]
+    job = Job(direction, settings, record=True, fail_on="lossy" if strict else None, max_bytes=max_file_size)
+    outcomes += run_batch(files, job, jobs or default_jobs())
     for outcome in outcomes:
         if outcome.status != "skipped":
             cli._print_messages(outcome, verbosity)
+    args = {str(item.path): item.arg for item in reversed(found)}  # the first PATH that named each file
+    yielded = {problem.arg for problem in problems} | {args.get(o.name, o.name) for o in outcomes if o.status != "skipped"}
+    no_cards_found(paths, yielded, quiet=verbosity < 0)
     the_plan = plan.build(outcomes, direction, settings)
     text = plan.dumps(the_plan) if output_format == "json" else review_markdown.render(the_plan)
     if output is None or str(output) == "-":
@@ -98,21 +101,20 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
             click.echo(f"{output}: error: {error}", err=True)
             sys.exit(cli.EXIT_INPUT)
     if verbosity >= 0:
-        click.echo(_plan_summary(the_plan, output), err=True)
+        skipped = sum(outcome.status == "skipped" for outcome in outcomes)
+        click.echo(_plan_summary(the_plan, output, skipped), err=True)
     sys.exit(cli.EXIT_INPUT if any(card.status == "failed" for card in the_plan.cards) else cli.EXIT_OK)
 
 
-def _plan_summary(the_plan: Any, output: Path | None) -> str:
+def _plan_summary(the_plan: Any, output: Path | None, skipped: int) -> str:
     cards = the_plan.cards
     changed = [card for card in cards if card.status == "changed"]
     failed = sum(card.status == "failed" for card in cards)
     operations = sum(len(card.patch) for card in changed)
     parts = [f"{len(changed)} {'card' if len(changed) == 1 else 'cards'} to change ({operations} operations)",
              f"{len(cards) - len(changed) - failed} already {the_plan.target_version}"]
-    if failed:
-        parts.append(f"{failed} failed")
     where = f"; plan written to {output}" if output is not None and str(output) != "-" else ""
-    return ", ".join(parts) + where
+    return summary_line(parts, skipped, failed) + where
 
 
 # -- apply ---------------------------------------------------------------------------------

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from a2a_migrate import discover, io, signing
+from a2a_migrate import io, signing
+from a2a_migrate.cli_inputs import Inputs, input_options
 from a2a_migrate.context import Options
 from a2a_migrate.signing import with_signing
 
@@ -89,19 +90,6 @@ def sign_result(card: Any, options: Options) -> signing.SignResult:
         return signing.SignResult([Note("error", "sign", "/signatures", str(error))])
 
 
-def _card_paths(paths: Sequence[str]) -> Iterator[str]:
-    """Each named file, ``-``, and the card files of each named folder."""
-    for raw in paths:
-        if Path(raw).is_dir():
-            yield from (str(path) for path, chosen in discover.walk(Path(raw)) if chosen)
-        else:
-            yield raw
-
-
-def _read(name: str) -> io.Document:
-    return io.parse(sys.stdin.read() if name == "-" else io.read_text(Path(name)), name)
-
-
 @click.command("sign")
 @click.argument("paths", nargs=-1, required=True, metavar="CARD...")
 @click.option("--key", "key_file", required=True, metavar="FILE", type=click.Path(dir_okay=False),
@@ -111,8 +99,9 @@ def _read(name: str) -> io.Document:
 @click.option("--alg", type=_ALG, default=None,
               help="JWS algorithm (default: from the key: ES256/ES384/ES512 by curve, RS256, EdDSA).")
 @click.option("--replace", is_flag=True, help="Remove the card's existing signatures first.")
+@input_options("sign")
 def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str | None, alg: str | None,
-                 replace: bool) -> None:
+                 replace: bool, include: Sequence[str], exclude: Sequence[str], max_file_size: int) -> None:
     """Sign Agent Cards (spec 8.4): a detached JWS over the RFC 8785 form of the card.
 
     The signature is added to the card's signatures (one of the same kid is
@@ -120,10 +109,12 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
     card file, a folder (its card files) or - (stdin to stdout).
     """
     request = _request(key_file, kid, alg, jku)
-    signed = failed = 0
-    for name in _card_paths(paths):
+    inputs = Inputs(paths, include, exclude, max_file_size, remove_stale=True)  # sign writes cards, as upgrade does
+    signed = 0
+    for card in inputs:
+        assert card.document is not None  # Inputs yields only cards that parsed
+        document, name = card.document, card.name
         try:
-            document = _read(name)
             pointer, _ = signing.add_signature(document.data, signing.sign(document.data, request), replace=replace)
             text = document.render()
             if name == "-":
@@ -133,16 +124,15 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
         except signing.MissingExtra as error:
             raise SigningUsageError(str(error)) from None
         except (io.CardError, signing.SigningError) as error:
-            click.echo(f"{name}: error: {error}", err=True)
-            failed += 1
+            inputs.fail(name, str(error))
             continue
         signed += 1
         click.echo(f"{name}: signed ({request.describe()}) at {pointer}", err=True)
         for text in signing.interop_warnings(document.data):
             click.echo(f"{name}: warning: {text}", err=True)
-    card = "card" if signed == 1 else "cards"
-    click.echo(f"{signed} {card} signed" + (f", {failed} failed" if failed else ""), err=True)
-    sys.exit(EXIT_INPUT if failed else EXIT_OK)
+    inputs.empty()
+    click.echo(inputs.summary(f"{signed} {'card' if signed == 1 else 'cards'} signed"), err=True)
+    sys.exit(EXIT_INPUT if inputs.failed else EXIT_OK)
 
 
 @click.command("verify")
@@ -160,14 +150,17 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
               metavar="N", help="Size limit of a fetched JWK Set.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               help="text: one line per signature on stdout; json: one document for machines.")
+@input_options("verify")
 def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: Sequence[str], fetch_jku: bool,
-                   jku_timeout: float, jku_max_bytes: int, output_format: str) -> None:
+                   jku_timeout: float, jku_max_bytes: int, output_format: str, include: Sequence[str],
+                   exclude: Sequence[str], max_file_size: int) -> None:
     """Check the signatures of Agent Cards (spec 8.4.3).
 
     One line per signature: verified, or failed with a reason: not-a-jws,
     unsupported (alg), wrong-key, content-changed, or other-form (it signs a
     canonical form other than the spec's, such as the a2a-sdk's). Exit 1 when
-    any card has no valid signature, 123 when a card cannot be read.
+    any card has no valid signature, 123 when a card cannot be read or a PATH
+    holds no card (a signature check that checked nothing must not pass).
     """
     if not (key_files or jwks_files or fetch_jku):
         raise SigningUsageError("give the keys to check with: --key FILE, --jwks FILE or --fetch-jku")
@@ -177,14 +170,11 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
         raise SigningUsageError(str(error)) from None
     fetch = signing.key_fetcher(jku_timeout, jku_max_bytes) if fetch_jku else None
     cards: list[dict[str, Any]] = []
-    unreadable = unverified = 0
-    for name in _card_paths(paths):
-        try:
-            card = io.to_plain(_read(name).data)
-        except io.CardError as error:
-            click.echo(f"{name}: error: {error}", err=True)
-            unreadable += 1
-            continue
+    unverified = 0
+    inputs = Inputs(paths, include, exclude, max_file_size)
+    for loaded in inputs:
+        assert loaded.document is not None  # Inputs yields only cards that parsed
+        name, card = loaded.name, io.to_plain(loaded.document.data)
         try:
             checks = signing.verify(card, keys, fetch)
         except signing.MissingExtra as error:
@@ -196,9 +186,9 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
             _print_checks(name, card, checks)
     if output_format == "json":
         click.echo(json.dumps({"cards": cards}, indent=2, ensure_ascii=False))
-    summary = f"{len(cards) - unverified} verified, {unverified} not verified"
-    click.echo(summary + (f", {unreadable} unreadable" if unreadable else ""), err=True)
-    sys.exit(EXIT_INPUT if unreadable else EXIT_FAILED if unverified else EXIT_OK)
+    empty = inputs.empty()
+    click.echo(inputs.summary(f"{len(cards) - unverified} verified", f"{unverified} not verified"), err=True)
+    sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_FAILED if unverified else EXIT_OK)
 
 
 def _print_checks(name: str, card: Any, checks: Sequence[signing.Check]) -> None:

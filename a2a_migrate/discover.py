@@ -1,4 +1,11 @@
-"""Finding card files under the paths a user names."""
+"""Finding card files under the paths a user names, and telling cards from other files.
+
+Every command that takes PATH arguments finds its cards with :func:`expand`
+and reads each with :func:`load` (or :func:`parse_card` for stdin), so all of
+them see the same cards in a folder: files named like cards, plus JSON/YAML
+files whose content is a card ("sniffed"), ``--include``/``--exclude``
+applied, tool folders and links left out, unreadable folders reported.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,9 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
+
+from a2a_migrate import io
 
 #: File names agent cards are published under (corpus-notes: names seen in the wild).
 CARD_NAMES = frozenset({"agent-card", "agent", "agent_card", "agentcard"})
@@ -21,10 +31,117 @@ SKIPPED_DIRS = frozenset({
 
 @dataclass(frozen=True)
 class Found:
-    """A file to process, and the root it was found under (for ``-o`` trees)."""
+    """A file to process, the root it was found under (for ``-o`` trees), whether
+    it is a card only if its content is one (``sniff``), and the PATH argument
+    that named it (``arg``)."""
 
     path: Path
     root: Path
+    sniff: bool = False
+    arg: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A path that could not be looked into (missing, or an unreadable folder), and why."""
+
+    path: str
+    reason: str
+    arg: str
+
+
+@dataclass
+class Loaded:
+    """One file read: its document when it is a card, else ``skipped`` or ``failed`` with the error."""
+
+    name: str
+    status: Literal["card", "skipped", "failed"]
+    document: io.Document | None = None
+    text: str = ""
+    error: str = ""
+
+
+def expand(paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[str] = (), *,
+           remove_stale: bool = False) -> tuple[list[Found], list[Problem]]:
+    """The files the PATH arguments name, in argument order, and the paths that could not be looked into.
+
+    ``-`` (stdin) and named files are taken as they are. In a folder, files
+    named like cards and files matching ``include`` are cards; other
+    ``.json``/``.yaml``/``.yml`` files are cards only if their content is one
+    (``Found.sniff``: :func:`load` decides). Temporary files an interrupted
+    write left are never cards; with ``remove_stale`` (commands that write
+    cards) they are removed.
+    """
+    found: list[Found] = []
+    problems: list[Problem] = []
+    for raw in paths:
+        path = Path(raw)
+        if raw == "-":
+            found.append(Found(path, Path("."), arg=raw))
+        elif path.is_dir():
+            unreadable: list[tuple[Path, str]] = []
+            found += _in_folder(raw, include, exclude, unreadable, remove_stale)
+            problems += [Problem(str(folder), f"cannot read the folder: {reason}", raw) for folder, reason in unreadable]
+        elif path.exists():
+            found.append(Found(path, _file_root(path), arg=raw))
+        else:
+            problems.append(Problem(raw, "no such file or folder", raw))
+    return found, problems
+
+
+def _in_folder(raw: str, include: Sequence[str], exclude: Sequence[str], unreadable: list[tuple[Path, str]],
+               remove_stale: bool) -> Iterator[Found]:
+    folder = Path(raw)
+    for file, chosen in walk(folder, include, exclude, unreadable):
+        if io.TEMPORARY.match(file.name):
+            if remove_stale:  # left by a run killed between naming and renaming its output
+                io.remove_stale_temporary(file)
+            continue
+        if chosen or file.suffix.lower() in CARD_SUFFIXES:
+            yield Found(file, folder, sniff=not chosen, arg=raw)
+
+
+def _file_root(path: Path) -> Path:
+    """Where ``-o`` measures a named file from: the working folder when the file is below it
+    (``d1/agent-card.json`` -> ``OUT/d1/agent-card.json``), else its own folder."""
+    return Path(".") if not path.is_absolute() and ".." not in path.parts else path.parent
+
+
+def looks_like_card(data: Any) -> bool:
+    """An object with a ``name`` and any of ``skills``, ``url``, ``supportedInterfaces``."""
+    return isinstance(data, dict) and "name" in data and any(
+        key in data for key in ("skills", "url", "supportedInterfaces", "supported_interfaces")
+    )
+
+
+def parse_card(text: str, name: str, sniff: bool = False) -> Loaded:
+    """Parse card text; with ``sniff``, text that is not a card is ``skipped``, not ``failed``.
+
+    A file found only by its suffix (tsconfig.json with comments, a Helm
+    template, package.json) is no card of ours: not being one is no error.
+    """
+    try:
+        document = io.parse(text, name)
+    except io.CardError as error:
+        return Loaded(name, "skipped", text=text) if sniff else Loaded(name, "failed", text=text, error=str(error))
+    if sniff and not looks_like_card(document.original):
+        return Loaded(name, "skipped", text=text)
+    return Loaded(name, "card", document, text)
+
+
+def load(found: Found, max_bytes: int | None = io.MAX_CARD_BYTES) -> Loaded:
+    """Read and parse one found file (not stdin), at most ``max_bytes`` of it.
+
+    A sniffed file that cannot be read (or is over the limit) is skipped: a
+    card is never that large, and a big lock file beside the cards is not an
+    error.
+    """
+    name = str(found.path)
+    try:
+        text = io.read_text(found.path, max_bytes)
+    except io.CardError as error:
+        return Loaded(name, "skipped") if found.sniff else Loaded(name, "failed", error=str(error))
+    return parse_card(text, name, found.sniff)
 
 
 def is_card_name(name: str) -> bool:

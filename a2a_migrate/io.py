@@ -175,16 +175,53 @@ def _yaml_load(body: str) -> Any:
         raise CardError(str(error)) from None
 
 
-def read_text(path: Path) -> str:
-    """Read a file as UTF-8 (a BOM is kept in the text), with a clear error."""
+#: The default size limit of a card file (``--max-file-size``): cards are kilobytes, and a
+#: file of gigabytes (a mistake, or an attack on a CI job) would be read whole and parsed.
+MAX_CARD_BYTES = 10 * 1024 * 1024
+
+
+def read_text(path: Path, max_bytes: int | None = None) -> str:
+    """Read a file as UTF-8 (a BOM is kept in the text), with a clear error.
+
+    With ``max_bytes``, a larger file is refused before it is read (its size is
+    checked first, and the read is bounded too: a FIFO or a growing file has no
+    size to check).
+    """
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            if max_bytes is not None:
+                size = os.fstat(stream.fileno()).st_size
+                if size > max_bytes:
+                    raise CardError(_too_large(max_bytes, size))
+            raw = stream.read() if max_bytes is None else stream.read(max_bytes + 1)
     except OSError as error:
         raise CardError(f"cannot read: {error.strerror or error}") from None
+    return _decode(raw, max_bytes)
+
+
+def read_stream(stream: Any, max_bytes: int | None = None) -> str:
+    """Read a binary stream (stdin) as UTF-8, at most ``max_bytes`` of it."""
+    try:
+        raw = stream.read() if max_bytes is None else stream.read(max_bytes + 1)
+    except OSError as error:
+        raise CardError(f"cannot read: {error.strerror or error}") from None
+    return _decode(raw, max_bytes)
+
+
+def _decode(raw: bytes, max_bytes: int | None) -> str:
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise CardError(_too_large(max_bytes))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise CardError(f"byte {error.start}: not UTF-8 text") from None
+
+
+def _too_large(limit: int, size: int | None = None) -> str:
+    # Names the command-line option: the message is what a user of the CLI sees.
+    if size is None:  # a bounded read: the true size is unknown
+        return f"input is more than {limit} bytes, over the limit (--max-file-size)"
+    return f"file is {size} bytes, over the limit of {limit} (--max-file-size)"
 
 
 def read(path: Path) -> Document:

@@ -137,7 +137,7 @@ class Key:
     def describe(self, kid: str | None = None) -> str:
         """``key 'k1' from FILE``; ``kid`` names a key that has none of its own (a PEM key)."""
         kid = self.kid if self.kid is not None else kid
-        return f"{f'key {kid!r}' if kid is not None else 'the key'} from {self.source}"
+        return f"{f'key {json.dumps(kid)}' if kid is not None else 'the key'} from {self.source}"
 
     def fits(self, alg: str) -> bool:
         """Whether this key can make or check an ``alg`` signature."""
@@ -200,7 +200,7 @@ def _jwk_key(data: Any, source: str) -> Key:
     if not isinstance(data, dict) or not isinstance(data.get("kty"), str):
         raise SigningError(f"{source}: a JWK is an object with a 'kty' member")
     if data["kty"] not in ("EC", "RSA", "OKP"):
-        raise SigningError(f"{source}: a {data['kty']!r} key cannot sign cards: use an EC, RSA or OKP (Ed25519) key")
+        raise SigningError(f"{source}: a {json.dumps(data['kty'])} key cannot sign cards: use an EC, RSA or OKP (Ed25519) key")
     try:
         key = jwk.JWKRegistry.import_key(data)
     except Exception as error:  # joserfc and cryptography raise many kinds
@@ -272,7 +272,7 @@ class SigningRequest:
     source: str = ""
 
     def describe(self) -> str:
-        return f"{self.alg}, key {self.kid!r}"
+        return f"{self.alg}, key {json.dumps(self.kid)}"
 
 
 def signing_request(key_file: str, kid: str | None = None, alg: str | None = None,
@@ -294,7 +294,7 @@ def signing_request(key_file: str, kid: str | None = None, alg: str | None = Non
     if jku is not None:
         jku_problem = check_jku_url(jku)
         if jku_problem:
-            raise SigningError(f"jku {jku!r}: {jku_problem}")
+            raise SigningError(f"jku {json.dumps(jku)}: {jku_problem}")
     return SigningRequest(text, kid, chosen, jku, key_file)
 
 
@@ -530,7 +530,7 @@ def _check(pointer: str, item: Any, card: Mapping[str, Any], payload: bytes, key
         if other != payload and any(_verifies(token_parts, other, key, alg) for key in fitting):
             return fail(OTHER_FORM, f"it signs {form}, not the RFC 8785 form of the card as published "
                                     "(spec 8.4.1): verifiers that follow the spec reject it")
-    who = f"key {kid!r}" if kid is not None else "the key"
+    who = f"key {json.dumps(kid)}" if kid is not None else "the key"
     return fail(CONTENT_CHANGED, f"the card is not what {who} signed: it changed after signing, "
                                  f"or another key signed it ({alg}, tried {_some([k.describe() for k in fitting], 2)})")
 
@@ -561,10 +561,10 @@ def _unsupported(header: Mapping[str, Any]) -> str:
     if alg.startswith("HS"):
         return f"{alg} is a shared-secret MAC: anyone who can check it can forge it, so cards are not signed with it"
     if alg not in ALGORITHMS:
-        return f"alg {alg!r} is not supported (supported: {', '.join(ALGORITHMS)})"
+        return f"alg {json.dumps(alg)} is not supported (supported: {', '.join(ALGORITHMS)})"
     crit = header.get("crit")
     if crit is not None:
-        return f"the header marks {crit!r} critical, which this tool does not implement"
+        return f"the header marks {json.dumps(crit)} critical, which this tool does not implement"
     if header.get("b64") is False:
         return "unencoded payloads (b64: false, RFC 7797) are not supported"
     return ""
@@ -589,10 +589,10 @@ def _candidates(kid: str | None, jku: Any, keys: Sequence[Key], fetch: KeyFetche
                 note = f"; fetching its jku failed: {error}"
     if found:
         return found, ""
-    given = sorted({repr(key.kid) for key in keys if key.kid is not None})
+    given = sorted({json.dumps(key.kid) for key in keys if key.kid is not None})
     if kid is None:
         return [], "no key was given" + note
-    return [], f"no key given has kid {kid!r}" + (f" (given: {', '.join(given)})" if given else "") + note
+    return [], f"no key given has kid {json.dumps(kid)}" + (f" (given: {', '.join(given)})" if given else "") + note
 
 
 def _verifies(parts: tuple[str, str], payload: bytes, key: Key, alg: str) -> bool:

@@ -251,7 +251,7 @@ def _v03_findings(error: Any) -> Iterator[Finding]:
         values = ", ".join(str(v) for v in error.validator_value)
         yield Finding("error", where, f"{_label(path)} must be one of {values}", "enum")
     elif keyword == "const":
-        yield Finding("error", where, f"{_label(path)} must be {error.validator_value!r}", "const")
+        yield Finding("error", where, f"{_label(path)} must be {json.dumps(error.validator_value)}", "const")
     elif keyword == "anyOf":
         yield from _v03_scheme_findings(error, path)
     else:  # not used by the 0.3 card schema today; keep the library's words
@@ -639,7 +639,7 @@ def _is_local(host: str) -> bool:
 def _lint_url(url: Any, path: _Path, label: str) -> Iterator[Finding]:
     problem = _url_problem(url)
     if problem:
-        text = f"{label} {url!r} {problem}; clients need an absolute https URL"
+        text = f"{label} {json.dumps(url)} {problem}; clients need an absolute https URL"
         yield _warn(path, text, "url-not-https")
 
 
@@ -687,7 +687,7 @@ def _lint_modes(modes: Any, path: _Path) -> Iterator[Finding]:
         return
     for index, mode in enumerate(modes):
         if isinstance(mode, str) and not _MEDIA_TYPE.match(mode):
-            text = f"{mode!r} is not a media type (type/subtype, e.g. 'text/plain')"
+            text = f"{json.dumps(mode)} is not a media type (type/subtype, e.g. text/plain)"
             yield _warn((*path, index), text, "media-type")
 
 
@@ -695,7 +695,7 @@ def _duplicate_skill(skill_id: Any, path: _Path, first_use: dict[str, int]) -> I
     if not isinstance(skill_id, str):
         return
     if skill_id in first_use:
-        text = f"skill id {skill_id!r} is already used by skill {first_use[skill_id]}"
+        text = f"skill id {json.dumps(skill_id)} is already used by skill {first_use[skill_id]}"
         yield _warn((*path, "id"), text, "duplicate-skill-id")
     else:
         first_use[skill_id] = int(path[-1])
@@ -745,13 +745,13 @@ def _lint_protocol_version(value: Any, path: _Path) -> Iterator[Finding]:
     better = major_minor(value)
     if better and _WITH_PATCH.fullmatch(value.strip()):
         text = (
-            f"protocol version {value!r} has a patch number; write {better!r} "
+            f"protocol version {json.dumps(value)} has a patch number; write {json.dumps(better)} "
             "(spec section 3.6: patch versions SHOULD NOT be used in Agent Cards)"
         )
         yield _warn(path, text, "version-patch")
     else:
-        hint = f"; write {better!r}" if better else ""
-        text = f"protocol version {value!r} is not in Major.Minor form{hint}"
+        hint = f"; write {json.dumps(better)}" if better else ""
+        text = f"protocol version {json.dumps(value)} is not in Major.Minor form{hint}"
         yield _warn(path, text, "version-format")
 
 

@@ -77,7 +77,7 @@ def _kill_mid_batch(root: Path, count: int, deadline: float) -> KilledBatch | No
     trigger, last = order[len(order) // 4], order[-1]
     trigger_inode, last_inode = trigger.stat().st_ino, last.stat().st_ino
     process = subprocess.Popen([sys.executable, "-m", "a2a_migrate", "upgrade", "-q", "-j", "1", str(root)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)  # cwd: conftest.py
     try:
         # A rename over the trigger card gives it a new inode: the batch is a quarter done.
         while process.poll() is None and time.monotonic() < deadline:
@@ -143,7 +143,7 @@ def test_sigkill_leaves_no_temporary_file(killed_batch: KilledBatch) -> None:
     # next run removes such files; what must never exist is a partial one.
     assert all("complete new text" in detail and "card beside it is old" in detail for detail in details), details
     rerun = subprocess.run([sys.executable, "-m", "a2a_migrate", "upgrade", "-q", "-j", "1", str(killed_batch.root)],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120, cwd=killed_batch.root)
     assert rerun.returncode == 0, rerun.stderr
     assert not temporary_files(killed_batch.root), "the next run must remove what a killed run left"
     assert all(card.read_text() == expected_text(text, card) for card, text in killed_batch.old.items())
@@ -153,7 +153,7 @@ def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
     """-j 2: killing the batch's process ends its workers too, instead of orphans writing on."""
     write_tree(tmp_path, 3000)
     process = subprocess.Popen([sys.executable, "-m", "a2a_migrate", "upgrade", "-q", "-j", "2", str(tmp_path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     children: list[int] = []
     deadline = time.monotonic() + 20
     while len(children) < 2 and process.poll() is None and time.monotonic() < deadline:

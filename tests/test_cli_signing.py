@@ -57,7 +57,7 @@ def kids(path: Path) -> list[str]:
 def test_golden_inputs_verify_and_re_signing_reproduces_them(name: str) -> None:
     result = invoke("verify", "--jwks", TEST_JWKS, GOLDEN / name)
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"{GOLDEN / name}: /signatures/0: verified (EdDSA, key '{TEST_KID}' from {TEST_JWKS})\n"
+    assert result.stdout == f"{GOLDEN / name}: /signatures/0: verified (EdDSA, key \"{TEST_KID}\" from {TEST_JWKS})\n"
     card = json.loads((GOLDEN / name).read_text())
     request = signing.signing_request(str(TEST_KEY))
     assert signing.sign(card, request) == card["signatures"][0]  # Ed25519 is deterministic
@@ -72,7 +72,7 @@ def test_migration_drops_the_signature_with_a_note(tmp_path: Path, command: str,
     result = invoke(command, card)
     assert result.exit_code == 0, result.output
     assert card.read_text() == (GOLDEN / expected).read_text()
-    assert (f"lossy: [signatures] /signatures/0: the signature of key '{TEST_KID}' dropped: the migrated card is "
+    assert (f"lossy: [signatures] /signatures/0: the signature of key \"{TEST_KID}\" dropped: the migrated card is "
             "different content and would not verify") in result.stderr
     unsigned = invoke("verify", "--jwks", TEST_JWKS, card)
     assert unsigned.exit_code == 1 and unsigned.stdout == f"{card}: no signatures\n"
@@ -84,7 +84,7 @@ def test_kept_signatures_no_longer_verify(tmp_path: Path, command: str, source: 
     assert invoke(command, "--keep-signatures", card).exit_code == 0
     result = invoke("verify", "--jwks", TEST_JWKS, card)
     assert result.exit_code == 1
-    assert f"{card}: /signatures/0: failed [content-changed]: the card is not what key '{TEST_KID}' signed" in result.stdout
+    assert f"{card}: /signatures/0: failed [content-changed]: the card is not what key \"{TEST_KID}\" signed" in result.stdout
 
 
 @pytest.mark.parametrize(("command", "source", "expected"), [
@@ -97,7 +97,7 @@ def test_migration_with_sign_key_writes_a_card_that_verifies(tmp_path: Path, com
     card = copy(tmp_path, source)
     result = invoke(command, "--sign-key", private, "--kid", "new-key", "-v", card)
     assert result.exit_code == 0, result.output
-    assert f"{card}: info: [sign] /signatures/0: signed (ES256, key 'new-key')" in result.stderr
+    assert f"{card}: info: [sign] /signatures/0: signed (ES256, key \"new-key\")" in result.stderr
     assert kids(card) == ["new-key"]  # the old signature is dropped, the new one added
     signed = json.loads(card.read_text())
     assert {k: v for k, v in signed.items() if k != "signatures"} == json.loads((GOLDEN / expected).read_text())
@@ -105,7 +105,7 @@ def test_migration_with_sign_key_writes_a_card_that_verifies(tmp_path: Path, com
     assert text.startswith((GOLDEN / expected).read_text().rstrip()[:-1].rstrip())  # the layout is kept
     verified = invoke("verify", "--key", public, card)
     assert verified.exit_code == 0, verified.output
-    assert verified.stdout == f"{card}: /signatures/0: verified (ES256, key 'new-key' from {public})\n"
+    assert verified.stdout == f"{card}: /signatures/0: verified (ES256, key \"new-key\" from {public})\n"
 
 
 def test_sign_key_with_keep_signatures_appends(tmp_path: Path) -> None:
@@ -116,7 +116,7 @@ def test_sign_key_with_keep_signatures_appends(tmp_path: Path) -> None:
     result = invoke("verify", "--key", public, "--jwks", TEST_JWKS, card)
     assert result.exit_code == 0  # one good signature verifies the card
     assert "/signatures/0: failed [content-changed]" in result.stdout
-    assert "/signatures/1: verified (EdDSA, key 'new'" in result.stdout
+    assert "/signatures/1: verified (EdDSA, key \"new\"" in result.stdout
 
 
 def test_wild_signatures_are_dropped_as_not_jws(tmp_path: Path) -> None:
@@ -161,7 +161,7 @@ def test_the_patch_and_report_include_the_signature(tmp_path: Path) -> None:
     (entry,) = json.loads(report.read_text())["cards"]
     assert entry["transforms"][-1] == "sign"
     assert {"severity": "info", "transform": "sign", "pointer": "/signatures/0",
-            "message": "signed (EdDSA, key 'p')"} in entry["notes"]
+            "message": "signed (EdDSA, key \"p\")"} in entry["notes"]
 
 
 def test_unchanged_and_refused_cards_are_not_signed(tmp_path: Path) -> None:
@@ -197,7 +197,7 @@ def test_sign_warns_about_verifiers_that_drop_empty_values(tmp_path: Path) -> No
     (["--sign-key", "{pem}", "--kid", "k", "--alg", "RS256"], "Error: {pem}: RS256 needs an RSA key, this is an EC "
                                                               "key on P-256\n"),
     (["--sign-key", "{pem}", "--kid", "k", "--jku", "http://example.com/k"],
-     "Error: jku 'http://example.com/k': a jku must be an https URL (RFC 7515 4.1.2; plain http only for localhost)\n"),
+     "Error: jku \"http://example.com/k\": a jku must be an https URL (RFC 7515 4.1.2; plain http only for localhost)\n"),
     (["--sign-key", "{missing}", "--kid", "k"], "Error: {missing}: cannot read the key: No such file or directory\n"),
 ])
 def test_signing_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
@@ -236,7 +236,7 @@ def test_sign_keeps_the_layout_and_writes_atomically(tmp_path: Path) -> None:
     os.chmod(card, 0o640)
     result = invoke("sign", "--key", private, "--kid", "k", card)
     assert result.exit_code == 0, result.output
-    assert result.stderr == f"{card}: signed (ES256, key 'k') at /signatures/0\n1 card signed\n"
+    assert result.stderr == f"{card}: signed (ES256, key \"k\") at /signatures/0\n1 card signed\n"
     new = card.read_bytes().decode()
     head = text[: text.rindex("]") + 1]
     assert new.startswith(head + ',\r\n    "signatures": [')  # members, escapes and CRLF as they were
@@ -293,14 +293,14 @@ def test_verify_exit_codes_and_json(tmp_path: Path) -> None:
     assert invoke("verify", "--jwks", TEST_JWKS, good).exit_code == 0
     result = invoke("verify", "--jwks", TEST_JWKS, good, unsigned, tampered, tmp_path / "missing.json")
     assert result.exit_code == 123
-    assert result.stderr.endswith("1 verified, 2 not verified, 1 unreadable\n")
+    assert result.stderr.endswith("1 verified, 2 not verified, 1 failed\n")
     result = invoke("verify", "--format", "json", "--key", TEST_JWKS, good, tampered)
     assert result.exit_code == 1
     cards = json.loads(result.stdout)["cards"]
     assert [(card["verified"], [s["reason"] for s in card["signatures"]]) for card in cards] == [
         (True, [None]), (False, ["content-changed"])]
     assert cards[0]["signatures"][0] == {"pointer": "/signatures/0", "valid": True, "reason": None, "kid": TEST_KID,
-                                         "alg": "EdDSA", "message": f"verified (EdDSA, key '{TEST_KID}' from {TEST_JWKS})"}
+                                         "alg": "EdDSA", "message": f"verified (EdDSA, key \"{TEST_KID}\" from {TEST_JWKS})"}
 
 
 def test_verify_needs_keys_and_names_a_singular_signature(tmp_path: Path) -> None:
@@ -321,11 +321,11 @@ def test_verify_fetches_a_jku_only_when_asked(tmp_path: Path, server: JwksServer
     assert invoke("sign", "--key", private, "--kid", "j", "--jku", url, "--replace", card).exit_code == 0
     offline = invoke("verify", "--jwks", TEST_JWKS, card)
     assert offline.exit_code == 1 and server.hits["/jwks.json"] == 0
-    assert f"failed [wrong-key]: no key given has kid 'j' (given: '{TEST_KID}'); its jku is {url} (--fetch-jku " \
+    assert f"failed [wrong-key]: no key given has kid \"j\" (given: \"{TEST_KID}\"); its jku is {url} (--fetch-jku " \
            "fetches it)" in offline.stdout
     online = invoke("verify", "--fetch-jku", card)
     assert online.exit_code == 0, online.output
-    assert online.stdout == f"{card}: /signatures/0: verified (ES256, key 'j' from jku {url})\n"
+    assert online.stdout == f"{card}: /signatures/0: verified (ES256, key \"j\" from jku {url})\n"
     small = invoke("verify", "--fetch-jku", "--jku-max-bytes", "10", card)
     assert small.exit_code == 1 and "fetching its jku failed: " in small.stdout and "limit of 10" in small.stdout
 

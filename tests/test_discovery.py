@@ -316,3 +316,91 @@ def test_in_tree_link_to_a_card_stays_a_link(tmp_path: Path) -> None:
     assert alias.is_symlink() and os.readlink(alias) == "agent-card.json"
     assert "supportedInterfaces" in json.loads(real.read_text())
     assert summary(result) == "1 card upgraded, 0 already 1.0"
+
+
+# -- one discovery for every command -------------------------------------------------------------
+
+SIGNED = Path(__file__).resolve().parents[1] / "golden" / "signed"
+NOT_A_CARD = {"package.json": '{"name": "web", "version": "1.0.0", "scripts": {}}\n',
+              "tsconfig.json": '{\n  // comments are allowed here\n  "compilerOptions": {}\n}\n',
+              "deploy/values.yml": "replicaCount: 2\n"}
+#: Folder layouts (relative path -> text; None: a card) and the cards every command must find in them.
+LAYOUTS: dict[str, tuple[dict[str, str | None], list[str], set[str]]] = {
+    "names, content and skipped folders": ({
+        "agent-card.json": None, "site/.well-known/agent.json": None, "deploy/agent.yaml": None,
+        "config/echo-service.json": CARD_JSON, "deploy/echo.yaml": CARD_YAML, "mycard.json": CARD_JSON,
+        **NOT_A_CARD, "notes.txt": CARD_JSON, "node_modules/pkg/agent-card.json": None, "build/agent.json": None,
+    }, [], {"agent-card.json", "site/.well-known/agent.json", "deploy/agent.yaml", "config/echo-service.json",
+            "deploy/echo.yaml", "mycard.json"}),
+    "include and exclude": ({
+        "cards/echo.card.txt": CARD_JSON, "legacy/agent-card.json": None, "current/agent-card.json": None,
+        "current/agent-card.yml": None,
+    }, ["--include", "*.card.txt", "--exclude", "legacy", "--exclude", "*.yml"],
+        {"cards/echo.card.txt", "current/agent-card.json"}),
+    "only files that are not cards": (dict(NOT_A_CARD), [], set()),
+    "empty": ({}, [], set()),
+}
+
+
+def _from_report(result: Result, report: Path) -> list[str]:
+    return [card["path"] for card in json.loads(report.read_text())["cards"] if card["status"] != "skipped"]
+
+
+def _from_cards_json(result: Result, report: Path) -> list[str]:
+    return [card["path"] for card in json.loads(result.stdout)["cards"]]
+
+
+def _from_lines(marker: str) -> Any:
+    def names(result: Result, report: Path) -> list[str]:
+        stream = result.stderr if marker else result.stdout
+        return [line.split(": ")[0] for line in stream.splitlines() if ": " in line and marker in line]
+    return names
+
+
+#: Each command that takes PATH, its arguments, and how to read which cards it processed.
+COMMANDS: dict[str, tuple[list[str], Any]] = {
+    "upgrade": (["upgrade", "--check", "-j", "2", "--report", "{report}"], _from_report),
+    "downgrade": (["downgrade", "--check", "-j", "1", "--report", "{report}"], _from_report),
+    "plan": (["plan", "-j", "1"], _from_cards_json),
+    "validate": (["validate", "--format", "json"], _from_cards_json),
+    "detect": (["detect"], _from_lines("")),
+    "sign": (["sign", "--key", str(SIGNED / "TEST-ONLY-private-key.jwk.json")], _from_lines(": signed (")),
+    "verify": (["verify", "--format", "json", "--jwks", str(SIGNED / "test-key.jwks.json")], _from_cards_json),
+}
+#: A check that checked nothing must not pass.
+EMPTY_EXIT = {"validate": 123, "verify": 123}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_finds_the_same_cards(tmp_path: Path, command: str, layout: str) -> None:
+    files, options, expected = LAYOUTS[layout]
+    root = tmp_path / "tree"
+    root.mkdir()
+    for relative, text in files.items():
+        put(root, relative, text)
+    report = tmp_path / "report.json"
+    args, processed = COMMANDS[command]
+    arguments = [arg.replace("{report}", str(report)) for arg in args] + options + [str(root)]
+    result = CliRunner().invoke(cli.main, arguments)
+    assert "Traceback" not in result.output
+    assert {Path(name).relative_to(root).as_posix() for name in processed(result, report)} == expected, result.stderr
+    assert summary(result) and "no cards found" not in summary(result)
+    if not expected:
+        assert f"no cards found in {root}\n" in result.stderr
+        assert result.exit_code == EMPTY_EXIT.get(command, 0), result.stderr
+    else:
+        assert "no cards found" not in result.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_path_with_no_card_is_named_even_beside_one_with_cards(tmp_path: Path, command: str) -> None:
+    put(tmp_path, "cards/agent-card.json")
+    (tmp_path / "empty").mkdir()
+    args, _ = COMMANDS[command]
+    arguments = [arg.replace("{report}", str(tmp_path / "report.json")) for arg in args]
+    result = CliRunner().invoke(cli.main, [*arguments, str(tmp_path / "cards"), str(tmp_path / "empty")])
+    assert f"no cards found in {tmp_path / 'empty'}\n" in result.stderr
+    assert f"no cards found in {tmp_path / 'cards'}" not in result.stderr
+    if command in EMPTY_EXIT:
+        assert result.exit_code == EMPTY_EXIT[command], result.stderr

@@ -41,6 +41,7 @@ from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
 from a2a_migrate.versions import HYBRID, detect_version
 from golden_support import Case, params, case_options, parse_plain, read
+from shared_support import spec_file
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -49,8 +50,7 @@ v03_types = pytest.importorskip("a2a.compat.v0_3.types")
 ROOT = Path(__file__).resolve().parents[1]
 DOWN = ROOT / "golden" / "down"
 REFUSED = DOWN / "refused"
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-V03_SCHEMA = SHARED / "spec" / "a2a-v0.3.0.schema.json"
+V03_SCHEMA = spec_file("a2a-v0.3.0.schema.json")
 
 INPUT_MARK, OUTPUT_MARK = ".1.0.", ".0.3."
 SUFFIXES = ("json", "yaml", "yml")

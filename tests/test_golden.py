@@ -40,6 +40,7 @@ from a2a_migrate import io
 from a2a_migrate.batch import Job, Outcome, migrate_text
 from a2a_migrate.context import Note, Options
 from golden_support import Case, case_options, params, parse_plain, read
+from shared_support import CORPUS, corpus_files, corpus_params, needs, spec_file
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 a2a_types = pytest.importorskip("a2a.types")
@@ -47,9 +48,7 @@ a2a_types = pytest.importorskip("a2a.types")
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden"
 REFUSED = GOLDEN / "refused"
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-PROTO = SHARED / "spec" / "a2a-v1.0.proto"
-CORPUS = SHARED / "corpus" / "real"
+PROTO = spec_file("a2a-v1.0.proto")
 
 INPUT_MARK = ".0.3."
 OUTPUT_MARK = ".1.0."
@@ -334,29 +333,21 @@ def test_refused(path: Path) -> None:
 _PLACE = re.compile(r"\bline \d+|\bbyte \d+|top level|file")
 
 
-def corpus_cards() -> list[Any]:
-    if not CORPUS.is_dir():
-        return []
-    params = []
-    for path in sorted(CORPUS.iterdir()):
-        if not path.is_file() or path.suffix not in (".json", ".yaml", ".yml"):
-            continue
-        marks = []
-        if path.name in EXPECTED_CORPUS_FAILURES:
-            marks.append(pytest.mark.xfail(reason=EXPECTED_CORPUS_FAILURES[path.name], strict=True,
-                                           raises=AssertionError))
-        params.append(pytest.param(path, id=path.name, marks=marks))
-    return params
+def corpus_card(path: Path) -> Any:
+    marks = []
+    if path.name in EXPECTED_CORPUS_FAILURES:
+        marks.append(pytest.mark.xfail(reason=EXPECTED_CORPUS_FAILURES[path.name], strict=True, raises=AssertionError))
+    return pytest.param(path, id=path.name, marks=marks)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="no shared corpus")
+@needs(CORPUS)
 def test_corpus_is_found() -> None:
-    assert len(corpus_cards()) >= 50
-    unknown = set(EXPECTED_CORPUS_FAILURES) - {param.values[0].name for param in corpus_cards()}
+    assert len(corpus_files()) >= 50
+    unknown = set(EXPECTED_CORPUS_FAILURES) - {path.name for path in corpus_files()}
     assert not unknown, f"EXPECTED_CORPUS_FAILURES names cards that do not exist: {unknown}"
 
 
-@pytest.mark.parametrize("path", corpus_cards())
+@pytest.mark.parametrize("path", corpus_params(corpus_card))
 def test_corpus_card(path: Path) -> None:
     try:
         text = io.read_text(path)

@@ -22,11 +22,11 @@ from a2a_migrate import cli, io
 from a2a_migrate import plan as planning
 from a2a_migrate.batch import Job, migrate_text
 from a2a_migrate.context import Options
+from shared_support import CORPUS, corpus_files, corpus_params
 from test_formatting import EXPECTED_FAILURES as LAYOUT_BUGS
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 FLAGS = {"interface_version": "--interface-version", "default_version": "--default-version",
          "default_url": "--default-url", "default_name": "--default-name",
          "default_description": "--default-description", "keep_signatures": "--keep-signatures",
@@ -54,12 +54,6 @@ def golden_inputs(folder: Path, mark: str) -> list[Any]:
         options = json.loads(options_file.read_text("utf-8")) if options_file.exists() else {}
         params.append(pytest.param(path, options, id=path.name))
     return params
-
-
-def corpus_inputs() -> list[Any]:
-    if not CORPUS.is_dir():
-        return []
-    return [pytest.param(path, id=path.name) for path in sorted(CORPUS.iterdir()) if path.is_file()]
 
 
 def plan_then_apply(source: Path, tmp_path: Path, direction: str, options: dict[str, Any],
@@ -127,7 +121,7 @@ def test_plan_apply_equals_upgrade_format_cases(source: Path, options: dict[str,
     plan_then_apply(source, tmp_path, "up", options, reviewed.read_bytes().decode("utf-8") if known_bug else None)
 
 
-@pytest.mark.parametrize("source", corpus_inputs())
+@pytest.mark.parametrize("source", corpus_params(suffixes=None))
 def test_plan_apply_equals_upgrade_corpus(source: Path, tmp_path: Path) -> None:
     plan_then_apply(source, tmp_path, "up", {})
 
@@ -136,7 +130,7 @@ def test_inputs_are_found() -> None:
     assert len(golden_inputs(GOLDEN, ".0.3.")) >= 32
     assert any(param.values[0].suffix == ".yaml" for param in golden_inputs(GOLDEN, ".0.3."))
     if CORPUS.is_dir():
-        assert len(corpus_inputs()) >= 50
+        assert len(corpus_files()) >= 50
 
 
 # -- what a plan holds --------------------------------------------------------------------

@@ -22,9 +22,9 @@ from a2a_migrate.batch import Job, migrate_file
 from a2a_migrate.cli import unified_diff
 
 import markdown_it  # noqa: E402  (a test dependency: setup.cfg, extra "test")
+from shared_support import CORPUS, needs  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 
 
 def invoke(*args: str) -> Result:
@@ -139,7 +139,7 @@ def test_render_from_a_read_plan_has_no_diff() -> None:
     assert "`/supportedInterfaces`" in text
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="no shared corpus")
+@needs(CORPUS)
 def test_corpus_review_renders_every_note(tmp_path: Path) -> None:
     for index, source in enumerate(sorted(CORPUS.iterdir())):
         target = tmp_path / f"{index:03d}" / source.name

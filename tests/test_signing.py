@@ -190,7 +190,7 @@ def test_a_certificate_verifies(tmp_path: Path) -> None:
         serialization.BestAvailableEncryption(b"secret")), "the private key is encrypted: decrypt it first"),
     (lambda: public_pem(private_key("P-256")), "no private key: signing needs exactly one private key"),
     (lambda: b"not a key at all", "no PEM key or certificate and no JWK in the file"),
-    (lambda: b'{"kty": "oct", "k": "c2VjcmV0"}', "a 'oct' key cannot sign cards"),
+    (lambda: b'{"kty": "oct", "k": "c2VjcmV0"}', 'a "oct" key cannot sign cards'),
     (lambda: b'{"keys": []}', "a JWK Set needs a non-empty 'keys' array"),
     (lambda: b"{not json", "not valid JSON"),
     (lambda: b"\xff\xfe", "not a PEM or JWK file"),
@@ -279,7 +279,7 @@ def test_any_change_after_signing_fails(tmp_path: Path, label: str, mutate: Call
     mutate(card)
     (check,) = signing.verify(card, public_keys("P-256", "k1"))
     assert not check.valid and check.reason == CONTENT_CHANGED
-    assert "the card is not what key 'k1' signed" in check.message
+    assert "the card is not what key \"k1\" signed" in check.message
 
 
 def test_layout_and_member_order_do_not_matter(tmp_path: Path) -> None:
@@ -417,7 +417,7 @@ def test_shared_secret_and_unknown_algorithms_are_unsupported() -> None:
     checks = signing.verify(dict(CARD, signatures=items), public_keys("P-256", "k1"))
     assert [check.reason for check in checks] == [UNSUPPORTED] * 6
     assert "HS256 is a shared-secret MAC" in checks[0].message
-    assert "alg 'none' is not supported" in checks[1].message
+    assert 'alg "none" is not supported' in checks[1].message
     assert "no alg" in checks[3].message and "critical" in checks[4].message and "b64" in checks[5].message
 
 
@@ -426,14 +426,14 @@ def test_wrong_keys_are_told_apart_from_changed_content(tmp_path: Path) -> None:
     other = private_key("P-384")
     other_keys = [signing.Key(key.jwk, "k9", "other.json") for key in signing.load_keys(public_pem(other).decode(), "x")]
     (by_kid,) = signing.verify(card, other_keys)
-    assert by_kid.reason == WRONG_KEY and by_kid.message == "no key given has kid 'k1' (given: 'k9')"
+    assert by_kid.reason == WRONG_KEY and by_kid.message == "no key given has kid \"k1\" (given: \"k9\")"
     (by_type,) = signing.verify(card, public_keys("RSA"))
     assert by_type.reason == WRONG_KEY and "ES256 needs a EC key, the keys for it are RSA" in by_type.message
     stranger = ec.generate_private_key(ec.SECP256R1())
     (same_kid,) = signing.verify(card, [signing.Key(k.jwk, "k1", "x") for k in
                                         signing.load_keys(public_pem(stranger).decode(), "x")])
     assert same_kid.reason == CONTENT_CHANGED  # a key with its kid: the content is blamed
-    assert signing.verify(card, [])[0].message == "no key given has kid 'k1'"
+    assert signing.verify(card, [])[0].message == "no key given has kid \"k1\""
 
 
 def test_a_jwks_picks_the_key_by_kid_and_one_good_signature_verifies_the_card(tmp_path: Path) -> None:
@@ -445,7 +445,7 @@ def test_a_jwks_picks_the_key_by_kid_and_one_good_signature_verifies_the_card(tm
                      {"kty": "oct", "k": "c2VjcmV0", "kid": "mac"}]}  # an oct key in a set is skipped
     checks = signing.verify(card, signing.load_keys(json.dumps(jwks), "keys.json"))
     assert [(c.kid, c.valid, c.reason) for c in checks] == [("gone", False, WRONG_KEY), ("ed", True, "")]
-    assert checks[1].message == "verified (EdDSA, key 'ed' from keys.json)"
+    assert checks[1].message == "verified (EdDSA, key \"ed\" from keys.json)"
 
 
 def test_a_jwk_alg_restricts_what_the_key_checks(tmp_path: Path) -> None:
@@ -645,7 +645,7 @@ def test_interop_warnings_name_default_values() -> None:
     ("signatures", [{"algorithm": "ES256", "keyId": "wild-1", "jws": "eyJ..c2ln"}], "not a JWS"),
     ("signatures", ["0x99e39a325be75b2c559ece3247eb40033faef1"], "not a JWS"),
     ("signature", "0x99e39a325be75b2c559ece3247eb40033faef1", "not a JWS"),
-    ("signatures", [jws_with({"alg": "ES256", "kid": "real-1"})], "'real-1'"),
+    ("signatures", [jws_with({"alg": "ES256", "kid": "real-1"})], '"real-1"'),
 ])
 def test_upgrade_drops_wild_signatures_with_a_lossy_note(member: str, value: Any, words: str) -> None:
     result = upgrade(base_card(**{member: value}))
@@ -722,7 +722,7 @@ def test_a_jku_is_fetched_once_and_its_keys_verify(tmp_path: Path, server: JwksS
     fetch = signing.key_fetcher()
     checks = signing.verify(card, [], fetch)
     assert [check.valid for check in checks] == [True, True]
-    assert checks[0].message == f"verified (ES256, key 'k1' from jku {url})"
+    assert checks[0].message == f"verified (ES256, key \"k1\" from jku {url})"
     assert server.hits["/jwks.json"] == 1
     (unfetched,) = signing.verify(dict(card, signatures=card["signatures"][:1]), [])
     assert unfetched.reason == WRONG_KEY and f"its jku is {url} (--fetch-jku fetches it)" in unfetched.message

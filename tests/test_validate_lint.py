@@ -138,7 +138,7 @@ def test_duplicate_skill_ids(version: str) -> None:
         "/skills/2/id",
         "duplicate-skill-id",
     )
-    assert finding.message == "skill id 'recipes' is already used by skill 0"
+    assert finding.message == 'skill id "recipes" is already used by skill 0'
 
 
 def test_duplicate_1_0_interfaces() -> None:
@@ -187,7 +187,7 @@ def test_patch_version_message() -> None:
     card = card_v10()
     card["supportedInterfaces"][0]["protocolVersion"] = "1.0.0"
     [finding] = validate(card, "1.0")
-    assert finding.message.startswith("protocol version '1.0.0' has a patch number; write '1.0'")
+    assert finding.message.startswith('protocol version "1.0.0" has a patch number; write "1.0"')
 
 
 def test_0_3_patch_version_is_the_schema_default_not_a_warning() -> None:

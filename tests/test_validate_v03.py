@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a2a_migrate.validate import Finding, validate
+from shared_support import SPEC, needs
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "a2a_migrate" / "schemas"
-SHARED_SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
 
 
 def minimal_card() -> dict[str, Any]:
@@ -51,23 +51,25 @@ def found(card: Any, lint: bool = False, version: str | None = "0.3") -> list[tu
 # -- packaging -------------------------------------------------------------------------
 
 
+@needs(SPEC)
 @pytest.mark.parametrize(
     "name", ["a2a-v0.3.0.schema.json", "LICENSE-a2aproject-A2A-Apache-2.0.txt", "a2a-v1.0.proto"]
 )
 def test_copied_files_match_the_pinned_upstream_files(name: str) -> None:
     data = (SCHEMAS / name).read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    upstream = (SHARED_SPEC / "SOURCES.md").read_text(encoding="utf-8")
+    upstream = (SPEC / "SOURCES.md").read_text(encoding="utf-8")
     ours = (SCHEMAS / "SOURCES.md").read_text(encoding="utf-8")
     assert re.search(rf"`{re.escape(name)}`.*`{digest}`", upstream)
     assert re.search(rf"`{re.escape(name)}`.*`{digest}`", ours)
-    assert data == (SHARED_SPEC / name).read_bytes()
+    assert data == (SPEC / name).read_bytes()
 
 
-def test_importing_the_module_does_not_import_jsonschema() -> None:
+def test_importing_the_module_does_not_import_jsonschema(tmp_path: Path) -> None:
+    # Run outside the repository: there the source folder would shadow the installed package (conftest.py).
     code = "import sys, a2a_migrate.validate; print('jsonschema' in sys.modules)"
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
     )
     assert result.stdout.strip() == "False"
 

@@ -1,0 +1,126 @@
+"""What every command that takes PATH arguments shares: the options that choose
+the cards (``--include``, ``--exclude``, ``--max-file-size``), reading them, and
+the end of the run (``no cards found in DIR``, the counts of skipped and failed
+inputs in the summary line).
+
+The finding itself is :func:`a2a_migrate.discover.expand` (library); this
+module only prints. It imports no other CLI module, so ``cli``, ``cli_review``
+and ``cli_signing`` can all import it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from a2a_migrate import discover, io
+
+F = TypeVar("F", bound=Callable[..., Any])
+# The exit code of an input that could not be processed (a2a_migrate.cli.EXIT_INPUT).
+EXIT_INPUT = 123
+_UNITS = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
+
+
+class ByteSize(click.ParamType):
+    """A size in bytes: ``1048576``, ``512k``, ``10M``, ``10MiB``, ``1GB`` (units are powers of 1024)."""
+
+    name = "bytes"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        match = re.fullmatch(r"\s*(\d+)\s*([kmg]?)(?:i?b)?\s*", str(value), re.IGNORECASE)
+        if match is None or int(match.group(1)) == 0:
+            self.fail(f"{json.dumps(str(value))} is not a size such as 1048576, 512k or 10M", param, ctx)
+        return int(match.group(1)) * _UNITS[match.group(2).lower()]
+
+
+def input_options(what: str) -> Callable[[F], F]:
+    """Add ``--include``, ``--exclude`` and ``--max-file-size`` to a command; ``what`` is its verb."""
+    def decorate(command: F) -> F:
+        decorators = [
+            click.option("--include", "include", multiple=True, metavar="GLOB",
+                         help=f"In folders, also {what} files matching GLOB (repeatable)."),
+            click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
+                         help="In folders, skip files and folders matching GLOB (repeatable)."),
+            click.option("--max-file-size", "max_file_size", type=ByteSize(), default=io.MAX_CARD_BYTES,
+                         metavar="SIZE", show_default="10MiB",
+                         help="Refuse card files larger than this (bytes, or with k, M, G: powers of 1024)."),
+        ]
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+    return decorate
+
+
+class Inputs:
+    """Reads the cards PATH arguments name, printing what could not be read, and
+    keeps what every command's summary ends with.
+
+    Iterating yields each card as a :class:`~a2a_migrate.discover.Loaded` with a
+    document; skipped files are counted, failed ones printed and counted.
+    """
+
+    def __init__(self, paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[str] = (),
+                 max_bytes: int | None = io.MAX_CARD_BYTES, *, remove_stale: bool = False) -> None:
+        self.paths = paths
+        self.max_bytes = max_bytes
+        self.found, self.problems = discover.expand(paths, include, exclude, remove_stale=remove_stale)
+        self.skipped = self.failed = 0
+        self.yielded: set[str] = {problem.arg for problem in self.problems}  # PATHs that gave a card or an error
+
+    def __iter__(self) -> Iterator[discover.Loaded]:
+        for problem in self.problems:
+            self.fail(problem.path, problem.reason)
+        for found in self.found:
+            loaded = read_stdin(self.max_bytes) if found.arg == "-" else discover.load(found, self.max_bytes)
+            if loaded.status == "skipped":
+                self.skipped += 1
+                continue
+            self.yielded.add(found.arg)
+            if loaded.status == "failed":
+                self.fail(loaded.name, loaded.error)
+            else:
+                yield loaded
+
+    def fail(self, name: str, error: str) -> None:
+        """Print ``NAME: error: ERROR`` and count the input as failed."""
+        click.echo(f"{name}: error: {error}", err=True)
+        self.failed += 1
+
+    def empty(self, quiet: bool = False) -> list[str]:
+        """The PATH arguments that gave no card (each said on stderr unless ``quiet``)."""
+        return no_cards_found(self.paths, self.yielded, quiet)
+
+    def summary(self, *parts: str) -> str:
+        """``parts`` then the skipped and failed counts: ``3 valid, 1 invalid, 2 skipped, 1 failed``."""
+        return summary_line(parts, self.skipped, self.failed)
+
+
+def read_stdin(max_bytes: int | None) -> discover.Loaded:
+    """Stdin (``-``) as a card, read in binary and at most ``max_bytes`` of it."""
+    try:
+        text = io.read_stream(sys.stdin.buffer, max_bytes)
+    except io.CardError as error:
+        return discover.Loaded("-", "failed", error=str(error))
+    return discover.parse_card(text, "-")
+
+
+def no_cards_found(paths: Iterable[str], yielded: set[str], quiet: bool = False) -> list[str]:
+    """The PATH arguments that gave no card nor error, each said as ``no cards found in PATH``."""
+    empty = [path for path in dict.fromkeys(paths) if path not in yielded]
+    if not quiet:
+        for path in empty:
+            click.echo(f"no cards found in {path}", err=True)
+    return empty
+
+
+def summary_line(parts: Iterable[str], skipped: int, failed: int) -> str:
+    """The one summary line every command ends with: its own counts, then skipped and failed ones."""
+    tail = [f"{count} {word}" for count, word in ((skipped, "skipped"), (failed, "failed")) if count]
+    return ", ".join([*parts, *tail])

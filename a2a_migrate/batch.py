@@ -85,9 +85,7 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
     outcome.error = refusal
     refused = not result.ok or bool(refusal)
     if not refused and result.changed:  # issue 7: sign the final card (nothing to do without --sign-key)
-        from a2a_migrate.cli_signing import sign_result
-
-        signed = sign_result(document.data, job.options)
+        signed = _sign(document.data, job.options)
         outcome.notes.extend(signed.notes)
         outcome.changes.extend(Change("sign", op) for op in signed.ops)
         refused = not signed.ok
@@ -99,6 +97,25 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
         outcome.new_text = document.render()
         outcome.status = "changed" if outcome.new_text != text else "unchanged"
     return outcome
+
+
+def _sign(card: Any, options: Options) -> Any:
+    """Sign a migrated card in place when the options carry a request (issue 7); a missing extra is an error note."""
+    from a2a_migrate import signing
+
+    try:
+        return signing.sign_migrated(card, options)
+    except signing.MissingExtra as error:  # the CLI checks it when it reads the key; API callers meet it here
+        return signing.SignResult([Note("error", "sign", "/signatures", str(error))])
+
+
+def unified_diff(outcome: Outcome) -> str:
+    """A unified diff of one outcome, ``a/`` and ``b/`` prefixed like git's."""
+    import difflib
+
+    lines = difflib.unified_diff(outcome.old_text.splitlines(keepends=True), outcome.new_text.splitlines(keepends=True),
+                                 f"a/{outcome.name.lstrip('/')}", f"b/{outcome.name.lstrip('/')}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def migrate_file(path: str, job: Job, root: str | None = None) -> Outcome:
@@ -149,14 +166,18 @@ def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1,
         for item in items:
             yield migrate_file(*item)
         return
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(64, len(items) // (jobs * 8)))
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
+    # fork: the workers are the batch's own children, which _die_with_parent relies on
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         yield from pool.map(_migrate_item, items, chunksize=chunk)
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     """Make a worker end when the batch's process is killed (Linux), not write on, orphaned."""
     try:
         import ctypes
@@ -164,7 +185,9 @@ def _die_with_parent() -> None:
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: the pool's own shutdown is all there is
-        pass
+        return
+    if os.getppid() != parent:  # killed between fork and prctl: no signal will come, so go now
+        os._exit(1)
 
 
 def _migrate_item(item: tuple[str, Job, str | None]) -> Outcome:

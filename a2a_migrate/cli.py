@@ -7,7 +7,6 @@ one input could not be processed (the others still were).
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from collections import Counter
@@ -20,7 +19,7 @@ import click
 
 from a2a_migrate import __version__, discover, io
 from a2a_migrate.cli_inputs import Inputs, input_options, no_cards_found, summary_line
-from a2a_migrate.batch import Job, Outcome, default_jobs, migrate_text, run_batch
+from a2a_migrate.batch import Job, Outcome, default_jobs, migrate_text, run_batch, unified_diff
 from a2a_migrate.context import SEVERITIES, Options, Severity
 from a2a_migrate.engine import Direction
 from a2a_migrate.progress import Progress
@@ -329,13 +328,6 @@ def _print_patch(outcomes: list[Outcome], run: _Run) -> None:
     else:
         document = {outcome.name: outcome.patch for outcome in patchable}
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-
-
-def unified_diff(outcome: Outcome) -> str:
-    """A unified diff of one outcome, ``a/`` and ``b/`` prefixed like git's."""
-    lines = difflib.unified_diff(outcome.old_text.splitlines(keepends=True), outcome.new_text.splitlines(keepends=True),
-                                 f"a/{outcome.name.lstrip('/')}", f"b/{outcome.name.lstrip('/')}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def _write_report(run: _Run, outcomes: list[Outcome]) -> bool:

@@ -2,10 +2,10 @@
 
 :func:`sign_options` adds ``--sign-key/--kid/--jku/--alg`` to ``upgrade`` and
 ``downgrade``; :func:`pop_signing_request` turns them into a
-:class:`~a2a_migrate.signing.SigningRequest`, and :func:`sign_result` is the
-hook :func:`a2a_migrate.batch.migrate_text` calls to sign a migrated card
-before it is rendered. The cryptography lives in :mod:`a2a_migrate.signing`
-and is imported only when a key is used.
+:class:`~a2a_migrate.signing.SigningRequest`, which
+:func:`a2a_migrate.batch.migrate_text` hands to :func:`a2a_migrate.signing.sign_migrated`
+before a migrated card is rendered. The cryptography lives in
+:mod:`a2a_migrate.signing` and is imported only when a key is used.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from a2a_migrate.cli_inputs import Inputs, input_options
 from a2a_migrate.context import Options
 from a2a_migrate.signing import with_signing
 
-__all__ = ["pop_signing_request", "sign_command", "sign_options", "sign_result", "verify_command", "with_signing"]
+__all__ = ["pop_signing_request", "sign_command", "sign_options", "verify_command", "with_signing"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 # The exit codes of a2a_migrate.cli (not imported: cli imports this module).
@@ -73,21 +73,6 @@ def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None) -
         return signing.signing_request(key_file, kid, alg, jku)
     except signing.SigningError as error:
         raise SigningUsageError(str(error)) from None
-
-
-def sign_result(card: Any, options: Options) -> signing.SignResult:
-    """Sign a migrated card in place if the options carry a signing request.
-
-    Returns the notes (``info`` on success, ``warning`` for verifiers that will
-    disagree, ``error`` when the card cannot be signed) and the RFC 6902
-    operation that adds the signature.
-    """
-    try:
-        return signing.sign_migrated(card, options)
-    except signing.MissingExtra as error:  # checked when the key was read; kept for API callers
-        from a2a_migrate.context import Note
-
-        return signing.SignResult([Note("error", "sign", "/signatures", str(error))])
 
 
 @click.command("sign")

@@ -113,7 +113,7 @@ def _homes(card: CardPlan) -> dict[int, int]:
 def _diff(card: CardPlan) -> str:
     if card.outcome is None or card.outcome.status != "changed":
         return ""
-    from a2a_migrate.cli import unified_diff
+    from a2a_migrate.batch import unified_diff
 
     return unified_diff(card.outcome)
 

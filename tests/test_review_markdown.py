@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 
 from a2a_migrate import cli, plan, review_markdown
 from a2a_migrate.batch import Job, migrate_file
-from a2a_migrate.cli import unified_diff
+from a2a_migrate.batch import unified_diff
 
 import markdown_it  # noqa: E402  (a test dependency: setup.cfg, extra "test")
 from shared_support import CORPUS, needs  # noqa: E402

@@ -55,6 +55,7 @@ def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | N
 
 def _migration_options(command: F) -> F:
     from a2a_migrate.cli_signing import sign_options  # issue 7: re-signing
+    from a2a_migrate.cli_transforms import chain_options  # issue 13: recipes, --skip/--only, plugins
 
     decorators = [
         click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
@@ -85,6 +86,7 @@ def _migration_options(command: F) -> F:
         click.option("--keep-signatures", is_flag=True,
                      help="Keep existing signatures (they no longer verify) instead of dropping them."),
         sign_options,  # issue 7: --sign-key, --kid, --jku, --alg (a2a_migrate/cli_signing.py)
+        chain_options,  # issue 13: --skip, --only, --plugin, --recipe (a2a_migrate/cli_transforms.py)
         input_options("process"),  # --include, --exclude, --max-file-size: the same for every PATH command
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                      help="Worker processes (default: the number of CPUs)."),
@@ -183,6 +185,7 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
                       default_url=default_url, default_provider_url=default_provider_url,
                       keep_signatures=keep_signatures, **extra)
     options = with_signing(options, sign_request)  # issue 7: batch.migrate_text signs what it writes
+    options = cli_transforms.checked(options)  # issue 13: a chain that cannot run is a usage error
     run = _Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
                options,
                include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0), max_file_size)
@@ -357,12 +360,13 @@ def _write_report(run: _Run, outcomes: list[Outcome]) -> bool:
 
 def _summary(counts: Mapping[str, int], run: _Run) -> str:
     """The black-style closing line: ``12 cards upgraded, 3 already 1.0, 2 skipped, 1 failed``."""
-    done, target = _WORDS[run.direction]
+    done, target = _WORDS[run.direction] if run.options.version_chain else ("transformed", "")  # issue 13
     target = "hybrid" if run.options.hybrid else target
     counts = {status: counts.get(status, 0) for status in ("changed", "unchanged", "skipped", "failed")}
     verb = f"would be {done}" if run.check or not run.writes else done
     card = "card" if counts["changed"] == 1 else "cards"
-    parts = [f"{counts['changed']} {card} {verb}", f"{counts['unchanged']} already {target}"]
+    parts = [f"{counts['changed']} {card} {verb}",
+             f"{counts['unchanged']} already {target}" if target else f"{counts['unchanged']} unchanged"]
     return summary_line(parts, counts["skipped"], counts["failed"])
 
 
@@ -448,3 +452,9 @@ from a2a_migrate.cli_review import apply_command, diff_command, plan_command  # 
 main.add_command(plan_command)
 main.add_command(apply_command)
 main.add_command(diff_command)
+
+
+# -- issue 13: recipes and choosing transforms (a2a_migrate/cli_transforms.py) ----------------
+from a2a_migrate import cli_transforms  # noqa: E402  (after main: cli_transforms imports cli only inside)
+
+main.add_command(cli_transforms.transform_command)

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from a2a_migrate.cli_inputs import input_options, no_cards_found, summary_line
+from a2a_migrate.cli_transforms import chain_options, checked
 
 
 def _interface_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -53,6 +54,7 @@ def _verbosity(quiet: bool, verbose: bool) -> int:
 @click.option("--keep-tenant-interfaces", is_flag=True, help="On downgrade, keep interfaces that have a tenant.")
 @click.option("--no-validate", "validate_output", is_flag=True, flag_value=False, default=True,
               help="Plan results even if they fail the target version's rules (normally refused).")
+@chain_options  # issue 13: --skip, --only, --plugin, --recipe
 @input_options("plan")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: the CPUs).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
@@ -77,7 +79,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     if "-" in paths:
         raise click.UsageError("plan needs card files: a card read from stdin could not be applied later")
     direction: Direction = "up" if target == "1.0" else "down"
-    settings = Options(**options)
+    settings = checked(Options(**options))  # issue 13: a chain that cannot run is a usage error
     verbosity = _verbosity(quiet, verbose)
     found, problems = discover.expand(paths, include, exclude)
     outcomes = [Outcome(problem.path, "failed", error=problem.reason) for problem in problems]

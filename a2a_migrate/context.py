@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from a2a_migrate.recipes import Recipe
     from a2a_migrate.signing import SigningRequest
 
 Severity = Literal["info", "assumed", "warning", "lossy", "error"]
@@ -64,6 +65,12 @@ class Options:
     0.3 cannot express (the tenant itself is always dropped).
     ``validate_output``: refuse a result its target version's rules reject.
     ``signing``: sign each card the migration changes (``--sign-key``).
+    ``skip`` / ``only``: leave out transforms of the chain, or run only these
+    (:mod:`a2a_migrate.chain` checks what each needs).
+    ``plugins``: third-party transforms to run after the chain, by entry-point name.
+    ``recipes``: recipe steps to run after the chain and plugins (:mod:`a2a_migrate.recipes`).
+    ``version_chain``: False runs no version chain, only plugins and recipes
+    (the ``transform`` command): the card keeps its version.
     """
 
     interface_version: str | None = None
@@ -77,6 +84,11 @@ class Options:
     keep_tenant_interfaces: bool = False
     validate_output: bool = True
     signing: SigningRequest | None = None
+    skip: tuple[str, ...] = ()
+    only: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = ()
+    recipes: tuple[Recipe, ...] = ()
+    version_chain: bool = True
 
 
 @dataclass

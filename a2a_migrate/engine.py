@@ -57,21 +57,26 @@ class Result:
         return not any(note.severity == "error" for note in self.notes)
 
 
-def transform_name(module: ModuleType) -> str:
-    """A transform's name is its module's name: ``endpoints``, ``signatures``, ..."""
-    return module.__name__.rsplit(".", 1)[-1]
+def transform_name(module: Any) -> str:
+    """A transform's name: its ``name`` if it has one (a recipe step, a plugin), else its module's
+    name (``endpoints``, ``signatures``, ...)."""
+    name = getattr(module, "name", None)
+    return name if isinstance(name, str) else module.__name__.rsplit(".", 1)[-1]
 
 
 def run(
     card: Any,
     direction: Direction,
-    chain: Iterable[ModuleType],
+    chain: Iterable[ModuleType | Any],
     options: Options | None = None,
     *,
     original: Any = None,
     record: bool = True,
 ) -> Result:
     """Run ``chain`` over ``card`` in place, in ``direction`` ("up" or "down").
+
+    A transform is anything with ``up(card, ctx)`` and ``down(card, ctx)``: a
+    module of the chain, a recipe step, a plugin (see :func:`transform_name`).
 
     ``original`` is a plain copy of the input when the caller already has one.
     With ``record`` False no patch is computed, which is all a plain in-place

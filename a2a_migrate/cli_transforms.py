@@ -1,0 +1,111 @@
+"""Choosing transforms on the command line (issue 13): ``--recipe``, ``--skip``, ``--only``,
+``--plugin``, and the ``transform`` and ``transforms`` commands.
+
+Thin over :mod:`a2a_migrate.recipes` and :mod:`a2a_migrate.chain`: a recipe or
+a choice of transforms the library refuses is a usage error (exit 2) with the
+library's one-line message. :mod:`a2a_migrate.cli` adds the commands at its end.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from a2a_migrate.cli_inputs import input_options
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _recipes(ctx: click.Context, param: click.Parameter, value: Sequence[str]) -> tuple[Any, ...]:
+    """Each ``--recipe FILE`` read and checked, or a usage error naming the file, step and field."""
+    from a2a_migrate.recipes import RecipeError, load
+
+    try:
+        return tuple(load(path) for path in value)
+    except RecipeError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+RECIPE = click.option("--recipe", "recipes", multiple=True, metavar="FILE", callback=_recipes,
+                      help="Apply the steps of this recipe (YAML or JSON) after the version chain; repeatable.")
+PLUGIN = click.option("--plugin", "plugins", multiple=True, metavar="NAME",
+                      help="Run this installed plugin transform (entry-point group a2a_migrate.transforms) "
+                           "after the version chain; repeatable.")
+
+
+def chain_options(command: F) -> F:
+    """``--skip``, ``--only``, ``--plugin`` and ``--recipe``, for upgrade, downgrade and plan."""
+    decorators = [
+        click.option("--skip", "skip", multiple=True, metavar="NAME",
+                     help="Leave this transform out of the chain (see 'a2a-migrate transforms'); repeatable."),
+        click.option("--only", "only", multiple=True, metavar="NAME",
+                     help="Run only these transforms of the chain; repeatable."),
+        PLUGIN,
+        RECIPE,
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def checked(options: Any) -> Any:
+    """``options`` if their transforms can run, else a usage error saying which transform needs which."""
+    from a2a_migrate.chain import ChainError, check
+
+    try:
+        check(options)
+    except ChainError as error:
+        raise click.UsageError(str(error)) from None
+    return options
+
+
+# -- transform ---------------------------------------------------------------------------------
+
+
+@click.command("transform")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--recipe", "recipes", multiple=True, required=True, metavar="FILE", callback=_recipes,
+              help="Apply the steps of this recipe (YAML or JSON); repeatable.")
+@PLUGIN
+@click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the cards into this folder (same relative paths) instead of in place.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any card would change.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each change; write nothing.")
+@click.option("--patch", "show_patch", is_flag=True, help="Print the RFC 6902 patch; write nothing.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="Write a JSON report: per card its notes and patch (- for stdout).")
+@click.option("--strict", is_flag=True, help="Treat lossy notes as failures: such a card is not written.")
+@click.option("--no-validate", "validate_output", is_flag=True, flag_value=False, default=True,
+              help="Write results even if they fail their version's rules (normally refused).")
+@click.option("--keep-signatures", is_flag=True,
+              help="Keep existing signatures (they no longer verify) instead of dropping them.")
+@input_options("process")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: the CPUs).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print info notes.")
+def transform_command(paths: Sequence[str], recipes: tuple[Any, ...], plugins: tuple[str, ...],
+                      output_dir: Path | None, check: bool, show_diff: bool, show_patch: bool,
+                      report_file: Path | None, strict: bool, validate_output: bool, keep_signatures: bool,
+                      include: Sequence[str], exclude: Sequence[str], max_file_size: int, jobs: int | None,
+                      quiet: bool, verbose: bool) -> None:
+    """Apply recipes (and plugins) to cards without changing their protocol version.
+
+    Each step is a transform: its notes name it (recipe:FILE#N or its name),
+    its operations are labelled in --patch and --report, what it replaces or
+    removes is reported lossy, and the result is validated against the
+    card's version. PATH is a card file, a folder or - (stdin to stdout).
+    """
+    from a2a_migrate import cli
+    from a2a_migrate.batch import default_jobs
+    from a2a_migrate.context import Options
+
+    options = checked(Options(recipes=recipes, plugins=plugins, version_chain=False, validate_output=validate_output,
+                              keep_signatures=keep_signatures))
+    run = cli._Run("up", paths, output_dir, check, show_diff, show_patch, report_file, "lossy" if strict else None,
+                   options, include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0),
+                   max_file_size)
+    sys.exit(cli._execute(run))

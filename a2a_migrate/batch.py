@@ -125,32 +125,59 @@ def migrate_file(path: str, job: Job, root: str | None = None) -> Outcome:
     patches, not card texts (unless ``job.keep_text``). ``root`` is the folder
     the file was found under, for ``to_folder``.
     """
+    return migrate_files([(path, job, root)])[0]
+
+
+#: Items of a group: (path, job, root) as :func:`migrate_file` takes them.
+Item = tuple[str, Job, "str | None"]
+
+
+def migrate_files(items: Sequence[Item]) -> list[Outcome]:
+    """Migrate a group of card files, writing their results as one :class:`io.WriteGroup`.
+
+    Every result is written to a temporary file first; they are made durable
+    together and only then renamed into place, so the group pays for one sync
+    instead of one per card, and each card is still old or new after a crash.
+    """
+    group = io.WriteGroup()
+    outcomes, targets = [], []
+    for path, job, root in items:
+        outcome, target = _migrate_one(path, job, root)
+        outcomes.append(outcome)
+        if target is not None:
+            try:
+                group.add(target, outcome.new_text)
+                targets.append((outcome, target))
+            except io.CardError as error:
+                outcome.status, outcome.error = "failed", str(error)
+    failed = group.commit()
+    for outcome, target in targets:
+        if target in failed:
+            outcome.status, outcome.error = "failed", failed[target]
+    for outcome, (_, job, _) in zip(outcomes, items):
+        if not job.keep_text:
+            outcome.old_text = outcome.new_text = ""
+    return outcomes
+
+
+def _migrate_one(path: str, job: Job, root: str | None) -> tuple[Outcome, Path | None]:
+    """The outcome of one file and where its result is to be written (None: nowhere)."""
     try:
         text = io.read_text(Path(path), job.max_bytes)
     except io.CardError as error:
-        return Outcome(path, "skipped" if job.sniff else "failed", error="" if job.sniff else str(error))
+        return Outcome(path, "skipped" if job.sniff else "failed", error="" if job.sniff else str(error)), None
     outcome = migrate_text(text, path, job)
-    if job.write != "no":
-        _write(outcome, job, root)
-    if not job.keep_text:
-        outcome.old_text = outcome.new_text = ""
-    return outcome
+    return outcome, _target(outcome, job, root)
 
 
-def _write(outcome: Outcome, job: Job, root: str | None) -> None:
-    if outcome.status not in ("changed", "unchanged"):
-        return
+def _target(outcome: Outcome, job: Job, root: str | None) -> Path | None:
+    if job.write == "no" or outcome.status not in ("changed", "unchanged"):
+        return None
     if job.write == "to_folder" and job.output_dir is not None:
         base = Path(root) if root is not None else Path(outcome.name).parent
-        target = Path(job.output_dir) / Path(outcome.name).relative_to(base)
-    elif outcome.status == "changed":  # in place, and only what changed: mtimes of the rest stay
-        target = Path(outcome.name)
-    else:
-        return
-    try:
-        io.write_atomic(target, outcome.new_text)
-    except io.CardError as error:
-        outcome.status, outcome.error = "failed", str(error)
+        return Path(job.output_dir) / Path(outcome.name).relative_to(base)
+    # in place, and only what changed: mtimes of the rest stay
+    return Path(outcome.name) if outcome.status == "changed" else None
 
 
 def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1,
@@ -163,18 +190,28 @@ def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1,
     """
     items = [(path, replace(job, sniff=sniff), (roots or {}).get(path)) for path, sniff in paths]
     if jobs <= 1 or len(items) < 2:
-        for item in items:
-            yield migrate_file(*item)
+        for group in _groups(items, GROUP):
+            yield from migrate_files(group)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    chunk = max(1, min(64, len(items) // (jobs * 8)))
+    size = max(1, min(GROUP, len(items) // (jobs * 8)))
     # fork: the workers are the batch's own children, which _die_with_parent relies on
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_die_with_parent,
                              initargs=(os.getpid(),)) as pool:
-        yield from pool.map(_migrate_item, items, chunksize=chunk)
+        for outcomes in pool.map(migrate_files, _groups(items, size)):
+            yield from outcomes
+
+
+#: Cards written per durable group: one sync pass each (see :class:`io.WriteGroup`); also the
+#: most a worker holds before it reports back.
+GROUP = 64
+
+
+def _groups(items: Sequence[Item], size: int) -> Iterator[Sequence[Item]]:
+    return (items[start:start + size] for start in range(0, len(items), size))
 
 
 def _die_with_parent(parent: int) -> None:
@@ -188,10 +225,6 @@ def _die_with_parent(parent: int) -> None:
         return
     if os.getppid() != parent:  # killed between fork and prctl: no signal will come, so go now
         os._exit(1)
-
-
-def _migrate_item(item: tuple[str, Job, str | None]) -> Outcome:
-    return migrate_file(*item)
 
 
 def default_jobs() -> int:

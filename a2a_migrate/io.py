@@ -232,10 +232,18 @@ def read(path: Path) -> Document:
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so that readers see the old file or the new one.
 
-    The text goes to a temporary file in the same folder, is flushed to disk and
-    renamed over the original, which keeps its permission bits. On any failure
-    the temporary file is removed.
+    A :class:`WriteGroup` of one file: the text is on disk before it is renamed
+    over the original, which keeps its permission bits.
     """
+    group = WriteGroup()
+    group.add(path, text)
+    failed = group.commit()
+    if failed:
+        raise CardError(next(iter(failed.values())))
+
+
+def _writable_target(path: Path) -> tuple[Path, int | None]:
+    """The file to replace (a link's target) and its permission bits; refuses read-only files and folders."""
     if path.is_symlink():
         path = path.resolve()  # rewrite the card the link points at; the link stays a link
     folder = path.parent
@@ -249,11 +257,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise CardError("cannot write: the file is read-only")
     if folder.is_dir() and not folder.stat().st_mode & 0o222:
         raise CardError("cannot write: the folder is read-only")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        _replace_with(path, text.encode("utf-8"), mode)
-    except OSError as error:
-        raise CardError(f"cannot write: {error.strerror or error}") from None
+    return path, mode
 
 
 #: How a temporary file of ours is named: ``.<card name>.<8 hex>.a2a-migrate.tmp``.
@@ -274,37 +278,169 @@ def remove_stale_temporary(path: Path) -> bool:
     return True
 
 
-def _replace_with(path: Path, data: bytes, mode: int | None) -> None:
-    """Write ``data`` unnamed, give it a temporary name, rename it over ``path``.
+@dataclass
+class _Staged:
+    """One file of a group: its new bytes in an open file not yet renamed over the target."""
 
-    On Linux the bytes go into an O_TMPFILE first, which has no name until it
-    is complete, so a process killed while writing leaves nothing behind; only
-    the two system calls between link and rename could leave a named temporary.
-    Where that is not possible a named temporary file is written instead. On
-    any failure the temporary file is removed.
+    name: Path  # as given to add, which names it in the errors
+    target: Path  # the file replaced: a link's target
+    temporary: Path  # the name it gets before the rename (see TEMPORARY)
+    handle: int
+    data: bytes
+    mode: int
+    named: bool  # False: an O_TMPFILE, which has no name until the commit links it
+
+
+class WriteGroup:
+    """Atomic replacements of many files whose durability is paid for once per group.
+
+    Writing a card safely needs its bytes on disk before the rename that puts
+    it in place (else a power cut can leave an empty card under the new name),
+    and the rename on disk too. One ``fsync`` per file costs more than all the
+    rest of a migration, so a group writes every file first, makes them all
+    durable in one pass (``syncfs`` once per file system, else ``fdatasync``
+    each), only then renames each over its card, and last syncs the folders
+    once. A SIGKILL or a power cut at any point leaves each card old or new.
     """
-    temporary = path.parent / f".{path.name}.{os.urandom(4).hex()}.a2a-migrate.tmp"  # see TEMPORARY
-    try:
-        if not _write_anonymous(path.parent, temporary, data, mode):
-            _write_named(temporary, data, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+
+    def __init__(self) -> None:
+        self._staged: list[_Staged] = []
+
+    def add(self, path: Path, text: str) -> None:
+        """Write ``text`` for ``path``, unnamed where possible; raises :class:`CardError` for this file only."""
+        target, mode = _writable_target(path)
+        temporary = target.parent / f".{target.name}.{os.urandom(4).hex()}.a2a-migrate.tmp"
+        data = text.encode("utf-8")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, named = _open_temporary(temporary)
+        except OSError as error:
+            raise CardError(f"cannot write: {error.strerror or error}") from None
+        staged = _Staged(path, target, temporary, handle, data, 0o644 if mode is None else mode, named)
+        try:
+            _fill(handle, data, staged.mode)
+        except OSError as error:
+            _discard(staged)
+            raise CardError(f"cannot write: {error.strerror or error}") from None
+        self._staged.append(staged)
+
+    def commit(self) -> dict[Path, str]:
+        """Make the group durable, rename each file into place, sync the folders; the errors by path as added.
+
+        A file that fails is left as it was (its temporary removed); the others
+        are still written. Whatever happens, no temporary file of the group stays.
+        """
+        staged, self._staged = self._staged, []
+        failed: dict[Path, str] = {}
+        try:
+            sync_files([item.handle for item in staged])
+        except OSError as error:
+            for item in staged:
+                failed[item.name] = f"cannot write: {error.strerror or error}"
+                _discard(item)
+            return failed
+        renamed = []
+        for item in staged:
+            try:
+                _name(item)
+                os.replace(item.temporary, item.target)
+                renamed.append(item)
+            except OSError as error:
+                failed[item.name] = f"cannot write: {error.strerror or error}"
+                with contextlib.suppress(OSError):
+                    os.unlink(item.temporary)
+            finally:
+                os.close(item.handle)
+        try:
+            sync_folders(sorted({item.target.parent for item in renamed}))
+        except OSError as error:
+            failed.update({item.name: f"cannot write: {error.strerror or error}" for item in renamed})
+        return failed
+
+    def __len__(self) -> int:
+        return len(self._staged)
 
 
-def _write_anonymous(folder: Path, temporary: Path, data: bytes, mode: int | None) -> bool:
+def _open_temporary(temporary: Path) -> tuple[int, bool]:
+    """An open file for the new bytes: an O_TMPFILE in the folder where the system has it, else ``temporary``."""
     flag = getattr(os, "O_TMPFILE", 0)
-    if not flag:
-        return False
+    if flag:
+        try:
+            return os.open(temporary.parent, flag | os.O_WRONLY, 0o600), False
+        except OSError:
+            pass
+    return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), True
+
+
+def _fill(handle: int, data: bytes, mode: int) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view):]
+    os.fchmod(handle, mode)
+
+
+def _name(item: _Staged) -> None:
+    """Give a durable O_TMPFILE its temporary name; where that fails, write a named copy durably."""
+    if item.named or _link_unnamed(item.handle, item.temporary):
+        return
+    handle = os.open(item.temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        handle = os.open(folder, flag | os.O_WRONLY, 0o600)
-    except OSError:
+        _fill(handle, item.data, item.mode)
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _discard(item: _Staged) -> None:
+    os.close(item.handle)
+    if item.named:
+        with contextlib.suppress(OSError):
+            os.unlink(item.temporary)
+
+
+def sync_files(handles: list[int]) -> None:
+    """Put the data of open files on disk: one ``syncfs`` per file system, else ``fdatasync`` each."""
+    for handle in _one_per_file_system(handles):
+        if not _syncfs(handle):
+            break
+    else:
+        return
+    for handle in handles:
+        os.fdatasync(handle)
+
+
+def sync_folders(folders: list[Path]) -> None:
+    """Put renames in ``folders`` on disk: one ``syncfs`` per file system, else ``fsync`` each folder."""
+    handles = [os.open(folder, os.O_RDONLY) for folder in folders]
+    try:
+        if all(_syncfs(handle) for handle in _one_per_file_system(handles)):
+            return
+        for handle in handles:
+            os.fsync(handle)
+    finally:
+        for handle in handles:
+            os.close(handle)
+
+
+def _one_per_file_system(handles: list[int]) -> list[int]:
+    return list({os.fstat(handle).st_dev: handle for handle in handles}.values())
+
+
+def _syncfs(handle: int) -> bool:
+    """``syncfs(2)`` on the file system of ``handle``: False where the system has none (not Linux).
+
+    It waits for the data and, since Linux 5.8, reports a failed write-back of
+    any file there as an error, which is raised.
+    """
+    function = getattr(_libc(), "syncfs", None) if os.name == "posix" else None
+    if function is None:
         return False
-    with os.fdopen(handle, "wb") as stream:
-        _fill(stream, data, mode)
-        return _link_unnamed(handle, temporary)
+    if function(handle) != 0:
+        import ctypes
+
+        number = ctypes.get_errno()
+        raise OSError(number, os.strerror(number))
+    return True
 
 
 @functools.cache
@@ -325,16 +461,3 @@ def _link_unnamed(handle: int, target: Path) -> bool:
     except OSError:  # no /proc, or a kernel that will not link it
         return False
     return True
-
-
-def _write_named(temporary: Path, data: bytes, mode: int | None) -> None:
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(handle, "wb") as stream:
-        _fill(stream, data, mode)
-
-
-def _fill(stream: Any, data: bytes, mode: int | None) -> None:
-    stream.write(data)
-    stream.flush()
-    os.fsync(stream.fileno())
-    os.fchmod(stream.fileno(), 0o644 if mode is None else mode)

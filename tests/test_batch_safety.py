@@ -187,6 +187,93 @@ def test_only_our_temporary_files_count_as_stale(tmp_path: Path) -> None:
     assert not io.remove_stale_temporary(theirs) and theirs.exists()
 
 
+# -- (c) group commit: no rename before its data is on disk ----------------------------------------
+
+
+@pytest.fixture
+def recorded_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The writer's system calls in order, as (call, file name or folder): writes, syncs, renames."""
+    from a2a_migrate import io
+
+    calls: list[tuple[str, str]] = []
+    names: dict[int, str] = {}
+
+    def record(name: str, real, describe):  # type: ignore[no-untyped-def]
+        def wrapper(*args):  # type: ignore[no-untyped-def]
+            result = real(*args)
+            calls.append((name, describe(*args)))
+            return result
+        return wrapper
+
+    real_open = io._open_temporary
+
+    def opened(temporary: Path) -> tuple[int, bool]:
+        handle, named = real_open(temporary)
+        names[handle] = temporary.name.split(".")[1]
+        return handle, named
+
+    monkeypatch.setattr(io, "_open_temporary", opened)
+    monkeypatch.setattr(io, "_fill", record("write", io._fill, lambda handle, *_: names[handle]))
+    def folder_or_file(handle: int) -> str:  # handles are reused: a folder is told by its type
+        return "folder" if stat.S_ISDIR(os.fstat(handle).st_mode) else names[handle]
+
+    monkeypatch.setattr(io, "_syncfs", record("syncfs", io._syncfs, folder_or_file))
+    monkeypatch.setattr(io.os, "fdatasync", record("fdatasync", os.fdatasync, folder_or_file))
+    monkeypatch.setattr(io.os, "fsync", record("fsync", os.fsync, folder_or_file))
+    monkeypatch.setattr(io.os, "replace", record("rename", os.replace, lambda _, target: Path(target).parent.name))
+    return calls
+
+
+def _check_order(calls: list[tuple[str, str]], cards: int) -> None:
+    kinds = [kind for kind, _ in calls]
+    renames = [i for i, kind in enumerate(kinds) if kind == "rename"]
+    assert len(renames) == cards, calls
+    data_syncs = [i for i, (kind, what) in enumerate(calls) if kind in ("syncfs", "fdatasync") and what != "folder"]
+    folder_syncs = [i for i, (kind, what) in enumerate(calls) if what == "folder"]
+    writes = [i for i, kind in enumerate(kinds) if kind == "write"]
+    # Every byte is written, then synced, before the first rename; the folders are synced after the last.
+    assert data_syncs and max(writes) < min(data_syncs) and max(data_syncs) < min(renames), calls
+    assert folder_syncs and min(folder_syncs) > max(renames), calls
+    # Paid once per group, not once per card.
+    assert len(data_syncs) + len(folder_syncs) < cards, calls
+
+
+def test_group_commit_syncs_every_card_before_any_rename(tmp_path: Path, recorded_calls: list[tuple[str, str]]) -> None:
+    cards = write_tree(tmp_path, 5)
+    result = CliRunner().invoke(cli.main, ["upgrade", "-q", "-j", "1", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    _check_order(recorded_calls, 5)
+    assert all(path.read_text() == expected_text(text, path) for path, text in cards.items())
+
+
+def test_without_syncfs_each_card_is_fdatasynced_before_any_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   recorded_calls: list[tuple[str, str]]) -> None:
+    from a2a_migrate import io
+
+    monkeypatch.setattr(io, "_syncfs", lambda handle: False)  # a system with no syncfs
+    write_tree(tmp_path, 5)
+    assert CliRunner().invoke(cli.main, ["upgrade", "-q", "-j", "1", str(tmp_path)]).exit_code == 0
+    kinds = [kind for kind, _ in recorded_calls]
+    assert kinds.count("fdatasync") == 5 and kinds.count("fsync") == 5  # five cards, five folders
+    assert max(i for i, kind in enumerate(kinds) if kind == "fdatasync") < kinds.index("rename")
+    assert min(i for i, kind in enumerate(kinds) if kind == "fsync") > max(i for i, k in enumerate(kinds) if k == "rename")
+
+
+def test_a_failed_sync_renames_nothing_and_leaves_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from a2a_migrate import io
+
+    def broken(handles: list[int]) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(io, "sync_files", broken)
+    cards = write_tree(tmp_path, 3)
+    result = CliRunner().invoke(cli.main, ["upgrade", "-j", "1", str(tmp_path)])
+    assert result.exit_code == 123
+    assert result.stderr.count("error: cannot write: Input/output error") == 3, result.stderr
+    assert all(path.read_text() == text for path, text in cards.items())
+    assert not temporary_files(tmp_path)
+
+
 # -- (b) read-only file and read-only folder -------------------------------------------------------
 
 

@@ -183,14 +183,14 @@ def test_version_and_detect(tree: Path) -> None:
 
 
 def test_a_failed_write_is_an_error_for_that_file_only(tree: Path, monkeypatch) -> None:
-    real = io.write_atomic
+    real = io.WriteGroup.add
 
-    def refuse(path, text):
+    def refuse(group, path, text):
         if path.name == "agent-card.json":
             raise io.CardError("cannot write: Permission denied")
-        real(path, text)
+        real(group, path, text)
 
-    monkeypatch.setattr(io, "write_atomic", refuse)
+    monkeypatch.setattr(io.WriteGroup, "add", refuse)
     (tree / "c.agent-card.json").write_text(CARD)
     result = invoke("upgrade", "-j", "1", str(tree))
     assert result.exit_code == 123

@@ -12,7 +12,7 @@ Plugins are third-party transforms registered under the entry-point group
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -128,13 +128,62 @@ def extras(options: Options) -> list[Any]:
     return [*(plugin(name) for name in options.plugins), *steps_of(options.recipes)]
 
 
-def describe(transforms: Iterable[Any]) -> list[tuple[str, str, str]]:
-    """``(name, one-line purpose, spec reference)`` of each transform, from its docstring and ``SPEC``."""
-    rows = []
-    for module in transforms:
-        doc = (getattr(module, "__doc__", None) or "").strip()
-        rows.append((transform_name(module), " ".join(doc.split("\n\n", 1)[0].split()), getattr(module, "SPEC", "")))
-    return rows
+@dataclass(frozen=True)
+class Entry:
+    """What ``a2a-migrate transforms`` says about one transform."""
+
+    name: str
+    purpose: str  # the first paragraph of its docstring, on one line
+    spec: str  # its ``SPEC``: where the spec says what it implements
+    doc: str
+    needs: tuple[str, ...] = ()
+    plugin: str = ""  # the distribution of a plugin, "" for the built-in chain
+
+
+def entry(transform: Any, name: str | None = None, plugin: str = "") -> Entry:
+    """The catalogue entry of a transform (a chain module, or a plugin's loaded object)."""
+    name = name or transform_name(transform)
+    doc = (getattr(transform, "__doc__", None) or "").strip()
+    purpose = " ".join(doc.split("\n\n", 1)[0].split()).replace("``", "")  # a terminal line, not reST
+    return Entry(name, purpose, str(getattr(transform, "SPEC", "")), doc, NEEDS.get(name, ()), plugin)
+
+
+def catalogue(direction: Direction = "up") -> list[Entry]:
+    """The built-in chain in order, then the installed plugins (which run only when named)."""
+    entries = [entry(module) for module in full_chain(direction)]
+    for point in installed():
+        try:
+            loaded = plugin(point.name)
+        except ChainError as error:  # a broken plugin is listed with why, never a traceback
+            entries.append(Entry(point.name, str(error), "", "", (), getattr(point.dist, "name", "") or "?"))
+            continue
+        entries.append(entry(loaded.transform, loaded.name, loaded.distribution or "?"))
+    return entries
+
+
+def find(name: str) -> Any:
+    """The transform called ``name``: a chain module, else an installed plugin; raises :class:`ChainError`."""
+    for module in full_chain("up"):
+        if transform_name(module) == name:
+            return module
+    if any(point.name == name for point in installed()):
+        return plugin(name).transform
+    known = [transform_name(module) for module in full_chain("up")] + [point.name for point in installed()]
+    raise ChainError(f"no transform named {name!r} (known: {', '.join(known)})")
+
+
+def example(transform: Any) -> tuple[Any, Any, list[Any]] | None:
+    """``(before, after, notes)`` of the transform's ``EXAMPLE`` upgraded by it alone, or None without one."""
+    import copy
+
+    before = getattr(transform, "EXAMPLE", None)
+    if not isinstance(before, dict):
+        return None
+    after = copy.deepcopy(before)
+    ctx = Context(Options())
+    ctx.transform = transform_name(transform)
+    transform.up(after, ctx)
+    return before, after, ctx.notes
 
 
 def chosen(name: str, options: Options) -> bool:

@@ -458,3 +458,4 @@ main.add_command(diff_command)
 from a2a_migrate import cli_transforms  # noqa: E402  (after main: cli_transforms imports cli only inside)
 
 main.add_command(cli_transforms.transform_command)
+main.add_command(cli_transforms.transforms_command)

@@ -109,3 +109,63 @@ def transform_command(paths: Sequence[str], recipes: tuple[Any, ...], plugins: t
                    options, include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0),
                    max_file_size)
     sys.exit(cli._execute(run))
+
+
+# -- transforms ---------------------------------------------------------------------------------
+
+
+@click.command("transforms")
+@click.argument("name", required=False)
+@click.option("--down", "direction", flag_value="down", default="up",
+              help="List the downgrade chain's order instead of the upgrade's.")
+def transforms_command(name: str | None, direction: str) -> None:
+    """List the transforms in chain order, or document one: NAME prints its documentation and an example.
+
+    Each line: the transform's name, its one-line purpose and where the spec
+    says it. Installed plugins (entry-point group a2a_migrate.transforms) are
+    listed after the chain; they run only when named with --plugin.
+    """
+    from a2a_migrate import chain
+
+    if name is not None:
+        try:
+            transform = chain.find(name)
+            _document(chain.entry(transform, name), transform)
+        except chain.ChainError as error:
+            raise click.UsageError(str(error)) from None
+        return
+    entries = chain.catalogue("down" if direction == "down" else "up")
+    width = max(len(item.name) for item in entries)
+    builtin = [item for item in entries if not item.plugin]
+    for number, item in enumerate(builtin, 1):
+        click.echo(f"{number:2}. {item.name:<{width}}  {item.purpose}" + (f"  [{item.spec}]" if item.spec else ""))
+    plugins = [item for item in entries if item.plugin]
+    if plugins:
+        click.echo("\nPlugins (run only with --plugin NAME):")
+        for item in plugins:
+            click.echo(f"    {item.name:<{width}}  {item.purpose}  (from {item.plugin})")
+
+
+def _document(item: Any, transform: Any) -> None:
+    """A transform's documentation, what it needs, and its example before and after."""
+    import json
+
+    from a2a_migrate import chain
+
+    click.echo(f"{item.name}" + (f"  (plugin from {item.plugin})" if item.plugin else ""))
+    if item.spec:
+        click.echo(f"Spec: {item.spec}")
+    if item.needs:
+        click.echo(f"Needs: {', '.join(item.needs)} (in the same chain)")
+    click.echo(f"\n{item.doc}\n")
+    shown = chain.example(transform)
+    if shown is None:
+        click.echo("(no example)")
+        return
+    before, after, notes = shown
+    click.echo("Example (upgrade), before:")
+    click.echo(json.dumps(before, indent=2, ensure_ascii=False))
+    click.echo("after:")
+    click.echo(json.dumps(after, indent=2, ensure_ascii=False))
+    for note in notes:
+        click.echo(f"{note.severity}: {note.pointer or '/'}: {note.message}")

@@ -64,3 +64,15 @@ def up(card: Any, ctx: Context) -> None:
 def down(card: Any, ctx: Context) -> None:
     """0.3 requires the object too."""
     _ensure_object(card, ctx)
+
+
+# -- for ``a2a-migrate transforms capabilities_shape`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "v0.3 schema AgentCard.required; a2a.proto AgentCard.capabilities"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "name": "Echo",
+    "capabilities": [
+        "streaming"
+    ]
+}

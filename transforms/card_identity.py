@@ -47,3 +47,13 @@ def up(card: Any, ctx: Context) -> None:
 def down(card: Any, ctx: Context) -> None:
     """The same members are required in 0.3."""
     _check(card, ctx)
+
+
+# -- for ``a2a-migrate transforms card_identity`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto AgentCard name, description, version REQUIRED"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "name": "Echo",
+    "description": "Echoes text."
+}

@@ -345,3 +345,20 @@ def down(card: Any, ctx: Context) -> None:
     _report_replaced_copies(card, members, ctx)
     _write(card, members)
     ctx.note("/supportedInterfaces", "info", f"supportedInterfaces written as {', '.join(members)}")
+
+
+# -- for ``a2a-migrate transforms endpoints`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "whats-new-v1: supportedInterfaces; spec-mapping section 4"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "url": "https://agent.example.com/a2a",
+    "preferredTransport": "JSONRPC",
+    "protocolVersion": "0.3.0",
+    "additionalInterfaces": [
+        {
+            "url": "https://agent.example.com/grpc",
+            "transport": "GRPC"
+        }
+    ]
+}

@@ -27,3 +27,14 @@ def up(card: Any, ctx: Context) -> None:
 def down(card: Any, ctx: Context) -> None:
     """The 0.3 schema admits no nulls either."""
     up(card, ctx)
+
+
+# -- for ``a2a-migrate transforms explicit_nulls`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "ProtoJSON null = default (ADR-001); v0.3 JSON Schema"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "name": "Echo",
+    "iconUrl": None,
+    "documentationUrl": None
+}

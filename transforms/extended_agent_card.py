@@ -46,3 +46,13 @@ def down(card: Any, ctx: Context) -> None:
         capabilities["extendedAgentCard"] = value
     edit.insert_at(card, edit.position(card, "capabilities") + 1, "supportsAuthenticatedExtendedCard", value)
     ctx.note("/capabilities/extendedAgentCard", "info", "capabilities.extendedAgentCard moved to supportsAuthenticatedExtendedCard")
+
+
+# -- for ``a2a-migrate transforms extended_agent_card`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "whats-new-v1: capabilities.extendedAgentCard; spec v1.0 App. A.2.2"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "capabilities": {},
+    "supportsAuthenticatedExtendedCard": True
+}

@@ -128,3 +128,18 @@ def down(card: Any, ctx: Context) -> None:
     if not any(offered):
         ctx.note("/supportedInterfaces", "error",
                  f"no interface speaks protocol 0.x, so a 0.3 client can use none of them; {GATEWAY_HINT}")
+
+
+# -- for ``a2a-migrate transforms interface_protocol_version`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "whats-new-v1 (#1401); spec v1.0 section 3.6"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "supportedInterfaces": [
+        {
+            "url": "https://agent.example.com/a2a",
+            "protocolBinding": "JSONRPC",
+            "protocolVersion": "0.3.0"
+        }
+    ]
+}

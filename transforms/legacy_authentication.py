@@ -288,3 +288,16 @@ def _write(card: Any, mapped: _Mapped, ctx: Context) -> None:
 
 def down(card: Any, ctx: Context) -> None:
     """Nothing to do: 0.3 has no v0.1 authentication object."""
+
+
+# -- for ``a2a-migrate transforms legacy_authentication`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "v0.1 authentication, spec-mapping section 8.1"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "authentication": {
+        "schemes": [
+            "bearer"
+        ]
+    }
+}

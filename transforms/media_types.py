@@ -98,3 +98,22 @@ def down(card: Any, ctx: Context) -> None:
             ctx.note(pointer, "info", f"{member} written as [] (0.3 requires it; 1.0 writers omit an empty list)")
         else:
             _normalize(card, member, pointer, ctx)
+
+
+# -- for ``a2a-migrate transforms media_types`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto default_input_modes; spec v1.0 section 5.7"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "defaultInputModes": [
+        "text"
+    ],
+    "skills": [
+        {
+            "id": "s",
+            "inputModes": [
+                "json"
+            ]
+        }
+    ]
+}

@@ -296,3 +296,35 @@ def down(card: Any, ctx: Context) -> None:
     if not ctx.options.hybrid:
         _merge_splits(card, ctx)
     _guard_protected(card, protected, ctx)
+
+
+# -- for ``a2a-migrate transforms oauth_flows`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto OAuthFlows oneof; spec-mapping section 5.2"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "securitySchemes": {
+        "oauth": {
+            "oauth2SecurityScheme": {
+                "flows": {
+                    "clientCredentials": {
+                        "tokenUrl": "https://auth.example.com/token",
+                        "scopes": {}
+                    },
+                    "authorizationCode": {
+                        "authorizationUrl": "https://auth.example.com/authorize",
+                        "tokenUrl": "https://auth.example.com/token",
+                        "scopes": {}
+                    }
+                }
+            }
+        }
+    },
+    "securityRequirements": [
+        {
+            "schemes": {
+                "oauth": {}
+            }
+        }
+    ]
+}

@@ -43,3 +43,18 @@ def up(card: Any, ctx: Context) -> None:
 def down(card: Any, ctx: Context) -> None:
     """0.3 JSON is camelCase too."""
     up(card, ctx)
+
+
+# -- for ``a2a-migrate transforms proto_field_names`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "spec v1.0 section 5.5 (camelCase JSON names)"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "name": "Echo",
+    "default_input_modes": [
+        "text/plain"
+    ],
+    "capabilities": {
+        "push_notifications": True
+    }
+}

@@ -62,3 +62,15 @@ def up(card: Any, ctx: Context) -> None:
 def down(card: Any, ctx: Context) -> None:
     """0.3 requires the same members."""
     _repair(card, ctx)
+
+
+# -- for ``a2a-migrate transforms provider_organization`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto AgentProvider (organization, url REQUIRED)"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "provider": {
+        "name": "Example Inc.",
+        "url": "https://example.com"
+    }
+}

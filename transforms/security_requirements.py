@@ -117,3 +117,18 @@ def down(card: Any, ctx: Context) -> None:
     _down_holder(card, "", ctx)
     for pointer, skill in skills(card):
         _down_holder(skill, pointer, ctx)
+
+
+# -- for ``a2a-migrate transforms security_requirements`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto SecurityRequirement; spec-mapping section 5.4"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "security": [
+        {
+            "oauth": [
+                "read"
+            ]
+        }
+    ]
+}

@@ -137,3 +137,18 @@ def down(card: Any, ctx: Context) -> None:
             schemes[name] = _unwrap(scheme, wrappers[0], ctx.options.hybrid)
             ctx.note(join("/securitySchemes", name, wrappers[0]), "info",
                      f"{wrappers[0]} written as type {show(WRAPPER_TYPES[wrappers[0]])}")
+
+
+# -- for ``a2a-migrate transforms security_schemes`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto SecurityScheme oneof; spec-mapping section 5.1"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "securitySchemes": {
+        "key": {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key"
+        }
+    }
+}

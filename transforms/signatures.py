@@ -77,3 +77,18 @@ def up(card: Any, ctx: Context) -> None:
 def down(card: Any, ctx: Context) -> None:
     """The same holds for a downgrade."""
     _handle(card, ctx)
+
+
+# -- for ``a2a-migrate transforms signatures`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "spec v1.0 section 8.4.1; spec-mapping section 7"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "name": "Echo",
+    "signatures": [
+        {
+            "protected": "eyJraWQiOiJrZXktMSJ9",
+            "signature": "c2ln"
+        }
+    ]
+}

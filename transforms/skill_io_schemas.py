@@ -107,3 +107,32 @@ def up(card: Any, ctx: Context) -> None:
 
 def down(card: Any, ctx: Context) -> None:
     """Nothing to do: 1.0 cards carry no schemas."""
+
+
+# -- for ``a2a-migrate transforms skill_io_schemas`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto AgentSkill (no schema members)"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "skills": [
+        {
+            "id": "add",
+            "name": "Add",
+            "description": "Adds.",
+            "tags": [
+                "math"
+            ],
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "a": {
+                        "type": "number"
+                    }
+                },
+                "required": [
+                    "a"
+                ]
+            }
+        }
+    ]
+}

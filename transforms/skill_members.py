@@ -181,3 +181,18 @@ def down(card: Any, ctx: Context) -> None:
         if isinstance(skill, Mapping):
             _tags_present(skill, join("/skills", index), ctx)
     _repair(card, ctx, fill_tags=False)
+
+
+# -- for ``a2a-migrate transforms skill_members`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "a2a.proto AgentSkill; spec v1.0 section 5.7"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "skills": [
+        {
+            "id": "echo_text",
+            "name": "Echo text",
+            "description": "Echoes."
+        }
+    ]
+}

@@ -36,3 +36,15 @@ def down(card: Any, ctx: Context) -> None:
 def _stated(value: Any) -> bool:
     """Anything but false or null says something (a string "yes", a number) that is now gone."""
     return value is not False and value is not None
+
+
+# -- for ``a2a-migrate transforms state_transition_history`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "commit c768a44d (#1396)"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "capabilities": {
+        "streaming": True,
+        "stateTransitionHistory": False
+    }
+}

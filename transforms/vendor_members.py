@@ -26,3 +26,13 @@ def up(card: Any, ctx: Context) -> None:
 
 def down(card: Any, ctx: Context) -> None:
     """Nothing to say: the 0.3 schema leaves every object open."""
+
+
+# -- for ``a2a-migrate transforms vendor_members`` (issue 13) --
+#: Where the spec says what this transform implements.
+SPEC = "spec v1.0 section 5.7; ProtoJSON unknown fields (ADR-001)"
+#: A card fragment whose upgrade shows what the transform does.
+EXAMPLE = {
+    "name": "Echo",
+    "x-team": "platform"
+}

@@ -107,7 +107,7 @@ def parse(text: str, name: str = "-", format: Format | None = None) -> Document:
             fmt, data = "yaml", _yaml_fallback(body, error)
     else:
         data = _yaml_load(body)
-    original = json.loads(body) if fmt == "json" else to_plain(data)
+    original = json.loads(body) if fmt == "json" else _plain_yaml(data)
     if not isinstance(data, dict):
         kind = type(original).__name__ if original is not None else "null"
         raise CardError(f"the top level is a {_json_kind(kind)}, not an object")
@@ -166,6 +166,28 @@ def _yaml_fallback(body: str, json_error: CardError) -> Any:
         raise CardError(f"{json_error}; nor YAML: {error}") from None
     except limits.LimitError as error:
         raise CardError(str(error)) from None
+
+
+def _plain_yaml(data: Any) -> Any:
+    """The plain value of a YAML card; a key JSON cannot have (``? [a, b]``, ``!!tag x``) is an error."""
+    try:
+        return to_plain(data)
+    except TypeError:
+        raise CardError(f"{_odd_key(data)}: a mapping key that is not a string (JSON keys are strings)") from None
+
+
+def _odd_key(root: Any) -> str:
+    """The JSON pointer of the first mapping key that is no string, number, boolean or null."""
+    from a2a_migrate.pointer import join
+
+    stack: list[tuple[str, Any]] = [("", root)]
+    while stack:
+        where, node = stack.pop()
+        for key, child in node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ():
+            if isinstance(node, dict) and not (key is None or type(key) in (str, int, float, bool)):
+                return where or "/"
+            stack.append((join(where, str(key)), child))
+    return "/"
 
 
 def _yaml_load(body: str) -> Any:

@@ -8,7 +8,8 @@ bounded time and memory, so that a batch reports that card and goes on:
   recursive code (ruamel's composer and constructor, ``copy.deepcopy``,
   ``jsonpatch``, the validator, ruamel's dumper) sees it: those use a few
   Python frames per level against a limit of 1000;
-* YAML aliases may add at most :data:`MAX_ALIAS_NODES` nodes by expansion
+* a YAML card may hold at most :data:`MAX_YAML_NODES` nodes, and aliases may
+  add at most :data:`MAX_ALIAS_NODES` nodes by expansion
   (a "billion laughs" card is a few hundred bytes that expand to 10^9 nodes),
   and an alias inside its own anchor (a cycle) is refused;
 * numbers JSON cannot carry (``NaN``, ``Infinity``, YAML's ``.nan``/``.inf``,
@@ -36,6 +37,11 @@ from typing import Any, NoReturn
 MAX_DEPTH = 128
 #: Nodes that YAML aliases may add by expansion, over the card's own nodes.
 MAX_ALIAS_NODES = 10_000
+#: Nodes (scalars and collections) a YAML card may hold. ruamel reads some thousands of
+#: nodes a second and a migration reads and writes each several times: a card of a few
+#: hundred nodes takes milliseconds, a 10 MB one (a million nodes) minutes and a gigabyte.
+#: JSON, read in C, has no such limit.
+MAX_YAML_NODES = 10_000
 
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
@@ -183,12 +189,16 @@ def limited_composer(base: Any) -> Any:
             self.containers = 0  # collections open around the node being composed
             self.anchored = 0  # anchored nodes open around it: their sizes will be wanted
             self.alias_nodes = 0
+            self.nodes = 0
             self.measured: dict[int, tuple[int, int]] = {}
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             from ruamel.yaml.events import AliasEvent, CollectionStartEvent
 
             event = self.parser.peek_event()
+            self.nodes += 1
+            if self.nodes > MAX_YAML_NODES:
+                raise LimitError(f"{_mark(event.start_mark)}: more than {MAX_YAML_NODES} YAML nodes: too large a card")
             if isinstance(event, AliasEvent):
                 target = self.anchors.get(event.anchor)
                 if target is not None:

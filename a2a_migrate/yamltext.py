@@ -30,6 +30,7 @@ from typing import Any
 
 from a2a_migrate import limits
 
+_DOCUMENT_END = re.compile(r"^\.\.\.", re.MULTILINE)
 _MARKER_LINE = re.compile(r"(---|\.\.\.)([ \t]+#[^\r\n]*)?[ \t]*(\r?\n|$)")
 
 
@@ -56,13 +57,11 @@ def frame(source: str) -> Frame:
     """Find the document's body between its directives and ``---`` and its ``...``."""
     start, loadable = _prologue_end(source), source
     end = len(source)
-    for match in _line_starts(source, start):
-        if source.startswith("...", match):
-            marker = _MARKER_LINE.match(source, match)
-            if marker is not None:
-                end = match
-                loadable = _blank_comment(loadable, marker)
-            break
+    found = _DOCUMENT_END.search(source, start)
+    marker = _MARKER_LINE.match(source, found.start()) if found else None
+    if marker is not None:
+        end = marker.start()
+        loadable = _blank_comment(loadable, marker)
     if start:
         marker = _MARKER_LINE.match(source, _last_line_start(source, start))
         if marker is not None:

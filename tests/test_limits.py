@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from a2a_migrate import cli, io
-from a2a_migrate.limits import MAX_ALIAS_NODES, MAX_DEPTH
+from a2a_migrate.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_YAML_NODES
 from hostile_support import problems, run_all
 from transform_helpers import base_card
 
@@ -110,6 +110,14 @@ def test_aliases_the_input_had_are_written_back_as_they_were() -> None:
     document.data["name"] = "Renamed"
     rendered = document.render()
     assert "x: &note {kept: true}\n" in rendered and "y: *note\n" in rendered
+
+
+def test_a_yaml_card_of_too_many_nodes_is_refused_where_the_budget_runs_out() -> None:
+    def card(members: int) -> str:  # each member is two nodes
+        return yaml_card("1") + "".join(f"k{n}: v\n" for n in range(members))
+
+    assert refusal(card(MAX_YAML_NODES // 2 + 10), "a.yaml").endswith(f": more than {MAX_YAML_NODES} YAML nodes: too large a card")
+    assert io.parse(card(MAX_YAML_NODES // 2 - 100), "a.yaml").original["k10"] == "v"
 
 
 # -- numbers JSON does not have ------------------------------------------------------------

@@ -9,10 +9,30 @@
 [{'url': 'https://echo.example.com/a2a', 'protocolBinding': 'JSONRPC', 'protocolVersion': '0.3'}]
 """
 
-from a2a_migrate.api import downgrade, upgrade
-from a2a_migrate.context import Note, Options
-from a2a_migrate.engine import Result
-from a2a_migrate.versions import detect_version
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from a2a_migrate.api import downgrade, upgrade
+    from a2a_migrate.context import Note, Options
+    from a2a_migrate.engine import Result
+    from a2a_migrate.versions import detect_version
 
 __version__ = "0.1.0"
 __all__ = ["Note", "Options", "Result", "detect_version", "downgrade", "upgrade", "__version__"]
+
+#: Where each public name lives. They are imported on first use (PEP 562), so that
+#: ``a2a-migrate --version`` or any submodule does not load the whole chain first.
+_PUBLIC = {"upgrade": "api", "downgrade": "api", "Note": "context", "Options": "context", "Result": "engine",
+           "detect_version": "versions"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'a2a_migrate' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"a2a_migrate.{_PUBLIC[name]}"), name)
+    globals()[name] = value
+    return value

@@ -84,7 +84,7 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
     refusal = refusal_reason(result.notes, job.fail_on) if result.ok else ""
     outcome.error = refusal
     refused = not result.ok or bool(refusal)
-    if not refused and result.changed:  # issue 7: sign the final card (nothing to do without --sign-key)
+    if not refused and result.changed and job.options.signing is not None:  # issue 7: sign the final card
         signed = _sign(document.data, job.options)
         outcome.notes.extend(signed.notes)
         outcome.changes.extend(Change("sign", op) for op in signed.ops)

@@ -13,16 +13,18 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import click
 
 from a2a_migrate import __version__, discover, io
 from a2a_migrate.cli_inputs import Inputs, input_options, no_cards_found, summary_line
-from a2a_migrate.batch import Job, Outcome, default_jobs, migrate_text, run_batch, unified_diff
 from a2a_migrate.context import SEVERITIES, Options, Severity
-from a2a_migrate.engine import Direction
 from a2a_migrate.progress import Progress
+
+if TYPE_CHECKING:  # the batch (and through it the chain) is imported by the commands that migrate, when they run
+    from a2a_migrate.batch import Job, Outcome
+    from a2a_migrate.engine import Direction
 
 EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 F = TypeVar("F", bound=Callable[..., Any])
@@ -177,6 +179,7 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
              keep_signatures: bool,
              include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
              max_file_size: int = io.MAX_CARD_BYTES, **extra: Any) -> int:
+    from a2a_migrate.batch import default_jobs
     from a2a_migrate.cli_signing import pop_signing_request, with_signing  # issue 7: re-signing
 
     sign_request = pop_signing_request(extra)  # issue 7: reads and checks the key (exit 2 if unusable)
@@ -198,6 +201,8 @@ def _execute(run: _Run) -> int:
     Workers write the cards themselves; only what a report or a patch needs
     is kept, so memory does not grow with the batch.
     """
+    from a2a_migrate.batch import Job, Outcome, run_batch
+
     _refuse_shared_stdout(run)
     write: Literal["no", "in_place", "to_folder"] = (
         "no" if not run.writes else "to_folder" if run.output_dir is not None else "in_place")
@@ -260,6 +265,8 @@ def _with_stdin(results: Iterator[Outcome], stdin: Outcome | None, order: list[s
 
 
 def _migrate_stdin(job: Job, run: _Run) -> Outcome:
+    from a2a_migrate.batch import Outcome, migrate_text
+
     try:
         text = io.read_stream(sys.stdin.buffer, run.max_bytes)
     except io.CardError as error:
@@ -292,6 +299,8 @@ class _Tally:
             self.progress.clear()
             _print_messages(outcome, self.run.verbosity)
         if self.run.show_diff and outcome.status == "changed":
+            from a2a_migrate.batch import unified_diff
+
             sys.stdout.write(unified_diff(outcome))
         if self.run.show_patch or self.run.report_file is not None:
             outcome.old_text = outcome.new_text = ""

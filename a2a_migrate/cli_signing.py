@@ -14,14 +14,17 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from a2a_migrate import io, signing
+from a2a_migrate import io
 from a2a_migrate.cli_inputs import Inputs, input_options
-from a2a_migrate.context import Options
-from a2a_migrate.signing import with_signing
+from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT
+
+if TYPE_CHECKING:  # the signing service is imported only when a command signs or verifies
+    from a2a_migrate import signing
+    from a2a_migrate.context import Options
 
 __all__ = ["pop_signing_request", "sign_command", "sign_options", "verify_command", "with_signing"]
 
@@ -36,7 +39,7 @@ class SigningUsageError(click.ClickException):
     exit_code = EXIT_USAGE
 
 
-_ALG = click.Choice(list(signing.ALGORITHMS))
+_ALG = click.Choice(list(ALGORITHMS))
 
 
 def sign_options(command: F) -> F:
@@ -56,6 +59,15 @@ def sign_options(command: F) -> F:
     return command
 
 
+def with_signing(options: Options, request: signing.SigningRequest | None) -> Options:
+    """``options`` carrying ``request``: :func:`a2a_migrate.signing.with_signing`, imported only to sign."""
+    if request is None:
+        return options
+    from a2a_migrate import signing
+
+    return signing.with_signing(options, request)
+
+
 def pop_signing_request(options: dict[str, Any]) -> signing.SigningRequest | None:
     """Take the :func:`sign_options` values out of a command's keyword arguments."""
     key_file = options.pop("sign_key", None)
@@ -69,6 +81,8 @@ def pop_signing_request(options: dict[str, Any]) -> signing.SigningRequest | Non
 
 
 def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None) -> signing.SigningRequest:
+    from a2a_migrate import signing
+
     try:
         return signing.signing_request(key_file, kid, alg, jku)
     except signing.SigningError as error:
@@ -93,6 +107,8 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
     replaced), in place and atomically, keeping the file's layout. CARD is a
     card file, a folder (its card files) or - (stdin to stdout).
     """
+    from a2a_migrate import signing
+
     request = _request(key_file, kid, alg, jku)
     inputs = Inputs(paths, include, exclude, max_file_size, remove_stale=True)  # sign writes cards, as upgrade does
     signed = 0
@@ -129,9 +145,9 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
 @click.option("--fetch-jku", is_flag=True,
               help="Fetch the JWK Set at each signature's jku (https; never followed through redirects). Its keys "
                    "prove only that whoever serves that URL signed: trust only jku URLs you recognise.")
-@click.option("--jku-timeout", type=click.FloatRange(min=0.01), default=signing.JKU_TIMEOUT, show_default=True,
+@click.option("--jku-timeout", type=click.FloatRange(min=0.01), default=JKU_TIMEOUT, show_default=True,
               metavar="SECONDS", help="Time limit for fetching one jku, all of it.")
-@click.option("--jku-max-bytes", type=click.IntRange(min=1), default=signing.JKU_MAX_BYTES, show_default=True,
+@click.option("--jku-max-bytes", type=click.IntRange(min=1), default=JKU_MAX_BYTES, show_default=True,
               metavar="N", help="Size limit of a fetched JWK Set.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               help="text: one line per signature on stdout; json: one document for machines.")
@@ -147,6 +163,8 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
     any card has no valid signature, 123 when a card cannot be read or a PATH
     holds no card (a signature check that checked nothing must not pass).
     """
+    from a2a_migrate import signing
+
     if not (key_files or jwks_files or fetch_jku):
         raise SigningUsageError("give the keys to check with: --key FILE, --jwks FILE or --fetch-jku")
     try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from a2a_migrate import jsontext, limits, yamltext
+from a2a_migrate import limits
 
 Format = Literal["json", "yaml"]
 BOM = "\ufeff"
@@ -39,6 +39,8 @@ class Document:
 
     def render(self) -> str:
         """The working copy as text, laid out like the input."""
+        from a2a_migrate import jsontext, yamltext  # the renderers: only for what is written
+
         body = self.text[1:] if self.bom else self.text
         if self.format == "yaml":
             rendered = yamltext.dump(self.data, body) if self.data != self.original else body
@@ -160,6 +162,8 @@ def _json_load(body: str) -> Any:
 
 def _yaml_fallback(body: str, json_error: CardError) -> Any:
     """YAML for text that looked like JSON but is not; the JSON error if it is neither."""
+    from a2a_migrate import yamltext
+
     try:
         return yamltext.load(body)
     except yamltext.YamlError as error:
@@ -191,6 +195,8 @@ def _odd_key(root: Any) -> str:
 
 
 def _yaml_load(body: str) -> Any:
+    from a2a_migrate import yamltext  # only for YAML: JSON commands never load it
+
     try:
         return yamltext.load(body)
     except (yamltext.YamlError, limits.LimitError) as error:

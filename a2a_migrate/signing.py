@@ -38,30 +38,13 @@ from typing import Any
 from a2a_migrate.context import Options
 from a2a_migrate.io import to_plain
 from a2a_migrate.pointer import join
+from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT
 from a2a_migrate.transforms.signatures import protected_header
 
 INSTALL_HINT = "pip install 'a2a-migrate[sign]'"
 
-#: The JWS algorithms offered, with the key type and curves each needs.
-ALGORITHMS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "ES256": ("EC", ("P-256",)),
-    "ES384": ("EC", ("P-384",)),
-    "ES512": ("EC", ("P-521",)),
-    "RS256": ("RSA", ()),
-    "RS384": ("RSA", ()),
-    "RS512": ("RSA", ()),
-    "PS256": ("RSA", ()),
-    "PS384": ("RSA", ()),
-    "PS512": ("RSA", ()),
-    "EdDSA": ("OKP", ("Ed25519", "Ed448")),
-    "Ed25519": ("OKP", ("Ed25519",)),  # RFC 9864's fully specified names
-    "Ed448": ("OKP", ("Ed448",)),
-}
 #: The algorithm a key signs with when none is asked for.
 _DEFAULT_ALG = {"P-256": "ES256", "P-384": "ES384", "P-521": "ES512", "RSA": "RS256", "Ed25519": "EdDSA", "Ed448": "EdDSA"}
-
-JKU_TIMEOUT = 5.0  # seconds for the whole fetch of one jku
-JKU_MAX_BYTES = 65536  # a JWK Set of a few keys is a few KiB
 
 #: Sizes joserfc checks (its defaults would refuse cards over about 96 KiB).
 _MAX_HEADER, _MAX_PAYLOAD, _MAX_SIGNATURE = 8192, 16 * 1024 * 1024, 2048

@@ -38,6 +38,10 @@ class RecipeError(ValueError):
     """A recipe that cannot be used; the message names the file, the step and the field."""
 
 
+#: A step kind's fields: each one's check (which returns the value to keep) and whether it is required.
+Fields = dict[str, tuple[Callable[[Any], Any], bool]]
+
+
 class _Bad(Exception):
     """A field of one step is wrong: ``(field, message)``; :func:`_build` adds the place."""
 
@@ -163,7 +167,7 @@ class Step:
 
     name: str
     KIND: ClassVar[str] = ""
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {}
+    FIELDS: ClassVar[Fields] = {}
 
     def up(self, card: Any, ctx: Context) -> None:
         """Make the edit (towards 1.0: the same edit as towards 0.3)."""
@@ -227,7 +231,7 @@ class RewriteUrls(Step):
     to: str = ""
     binding: str | None = None
 
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {
+    FIELDS: ClassVar[Fields] = {
         "prefix": (_text, False), "pattern": (_regex, False), "to": (_str, True), "binding": (_binding, False)}
 
     def check(self) -> None:
@@ -265,7 +269,7 @@ class AddInterface(Step):
     """Add an interface to ``supportedInterfaces`` unless one with its url, binding and tenant is there."""
 
     KIND: ClassVar[str] = "add_interface"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {
+    FIELDS: ClassVar[Fields] = {
         "url": (_text, True), "binding": (_binding, True), "protocol_version": (_version, True),
         "tenant": (_text, False)}
     url: str = ""
@@ -295,7 +299,7 @@ class RemoveInterfaces(Step):
     """Remove the interfaces matching a rule (never all of them: a card needs one)."""
 
     KIND: ClassVar[str] = "remove_interfaces"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"match": (_url_rule, True)}
+    FIELDS: ClassVar[Fields] = {"match": (_url_rule, True)}
     match: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
@@ -329,7 +333,7 @@ class PinProtocolVersion(Step):
     """Write ``protocolVersion`` on the interfaces matching a rule (all without one)."""
 
     KIND: ClassVar[str] = "pin_protocol_version"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {
+    FIELDS: ClassVar[Fields] = {
         "version": (_version, True), "match": (_url_rule, False)}
     version: str = ""
     match: dict[str, Any] = field(default_factory=dict)
@@ -415,7 +419,7 @@ class SetMember(Step):
     """Set the member at a pointer (``*`` for every array element) to a value."""
 
     KIND: ClassVar[str] = "set"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"pointer": (_pointer, True), "value": (_any, True)}
+    FIELDS: ClassVar[Fields] = {"pointer": (_pointer, True), "value": (_any, True)}
     pointer: str = ""
     value: Any = None
 
@@ -429,7 +433,7 @@ class MergeMember(Step):
     """Merge an object into the member at a pointer (RFC 7396: ``null`` removes a member)."""
 
     KIND: ClassVar[str] = "merge"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"pointer": (_pointer, True),
+    FIELDS: ClassVar[Fields] = {"pointer": (_pointer, True),
                                                                         "value": (_mapping, True)}
     pointer: str = ""
     value: dict[str, Any] = field(default_factory=dict)
@@ -466,7 +470,7 @@ class RemoveMember(Step):
     """Remove the member at a pointer (``*`` for every array element)."""
 
     KIND: ClassVar[str] = "remove"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"pointer": (_pointer, True)}
+    FIELDS: ClassVar[Fields] = {"pointer": (_pointer, True)}
     pointer: str = ""
 
     def apply(self, card: Any, ctx: Context) -> None:
@@ -483,7 +487,7 @@ class FilterSkills(Step):
     """Keep only the skills a rule matches (``keep``), or drop them (``drop``)."""
 
     KIND: ClassVar[str] = "skills"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"keep": (_condition, False),
+    FIELDS: ClassVar[Fields] = {"keep": (_condition, False),
                                                                         "drop": (_condition, False)}
     keep: dict[str, Any] | None = None
     drop: dict[str, Any] | None = None
@@ -525,7 +529,7 @@ class SetProvider(Step):
     """Set the card's ``provider`` (organization and url, both required by 0.3 and 1.0)."""
 
     KIND: ClassVar[str] = "set_provider"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"organization": (_text, True),
+    FIELDS: ClassVar[Fields] = {"organization": (_text, True),
                                                                         "url": (_text, True)}
     organization: str = ""
     url: str = ""
@@ -545,7 +549,7 @@ class SetDocumentationUrl(Step):
 
     KIND: ClassVar[str] = "set_documentation_url"
     MEMBER: ClassVar[str] = "documentationUrl"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"url": (_text, True)}
+    FIELDS: ClassVar[Fields] = {"url": (_text, True)}
     url: str = ""
 
     def apply(self, card: Any, ctx: Context) -> None:
@@ -568,7 +572,7 @@ class AddExtension(Step):
     """Declare an extension in ``capabilities.extensions`` unless its ``uri`` is declared."""
 
     KIND: ClassVar[str] = "add_extension"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {
+    FIELDS: ClassVar[Fields] = {
         "uri": (_text, True), "description": (_str, False), "required": (_flag, False), "params": (_mapping, False)}
     uri: str = ""
     description: str | None = None
@@ -594,7 +598,7 @@ class RemoveExtension(Step):
     """Remove the declaration of the extension with this ``uri``."""
 
     KIND: ClassVar[str] = "remove_extension"
-    FIELDS: ClassVar[dict[str, tuple[Callable[[Any], Any], bool]]] = {"uri": (_text, True)}
+    FIELDS: ClassVar[Fields] = {"uri": (_text, True)}
     uri: str = ""
 
     def apply(self, card: Any, ctx: Context) -> None:

@@ -279,3 +279,17 @@ def test_corpus_like_folder_with_a_recipe(tmp_path: Path) -> None:
         shutil.copyfile(FOLDER / f"base.in.{ext}", tmp_path / f"agent-card.{ext}")
     result = invoke("transform", "--recipe", str(recipe_file("card-members")), str(tmp_path))
     assert result.exit_code == 0 and "2 cards transformed, 0 unchanged" in result.output
+
+
+def test_recipes_run_in_order_after_a_downgrade(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.yaml", tmp_path / "second.json"
+    first.write_text("- step: rewrite_urls\n  prefix: http://localhost:8000\n  to: https://gw.example.com\n", "utf-8")
+    second.write_text('[{"step": "set_documentation_url", "url": "https://gw.example.com/docs"}]', "utf-8")
+    card = json.loads(read(FOLDER / "base.in.json"))
+    options = Options(recipes=(recipes.load(str(first)), recipes.load(str(second))))
+    result = migrate_in_place(card, "down", options)
+    assert result.ok, result.notes
+    assert result.card["url"] == "https://gw.example.com/a2a" and result.target_version == "0.3"
+    assert result.card["additionalInterfaces"][0]["url"] == "https://gw.example.com/a2a"  # 0.3 repeats the primary
+    assert list(dict.fromkeys(c.transform for c in result.changes if c.transform.startswith("recipe:"))) == [
+        f"recipe:{first}#1", f"recipe:{second}#1"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields
@@ -203,7 +204,7 @@ def interfaces(card: Any) -> Iterator[tuple[str, Any, str | None]]:
 
 
 def _matches(rule: Mapping[str, Any], interface: Mapping[str, Any], binding: str | None) -> bool:
-    url = interface.get("url", "")
+    url = interface.get("url") if isinstance(interface.get("url"), str) else ""
     version = major_minor(interface.get("protocolVersion")) if "protocolVersion" in interface else None
     return (rule.get("url", url) == url and url.startswith(rule.get("url_prefix", ""))
             and ("url_pattern" not in rule or re.search(rule["url_pattern"], url) is not None)
@@ -647,7 +648,33 @@ def parse(text: str, path: str) -> Recipe:
 
 
 def _data(text: str, path: str) -> Any:
-    """The recipe as plain data; ruamel only for YAML."""
+    """The recipe as plain JSON data; raises :class:`RecipeError` naming what is not JSON."""
+    data = _parsed(text, path)
+    where = _not_json(data, "")
+    if where is not None:
+        raise RecipeError(f"{path}: {where or '/'}: not a JSON value (a YAML date, a non-string key, NaN, ...): "
+                          "quote it")
+    return data
+
+
+def _not_json(value: Any, where: str) -> str | None:
+    """The pointer (in the recipe) of the first value a card could not hold, or None."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = where + "/" + str(key) if not isinstance(key, str) else _not_json(item, jp.join(where, key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        return next((found for index, item in enumerate(value)
+                     if (found := _not_json(item, jp.join(where, index))) is not None), None)
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    return None if value is None or isinstance(value, (str, int, float, bool)) else where
+
+
+def _parsed(text: str, path: str) -> Any:
+    """The recipe as data; ruamel only for YAML."""
     if path.endswith(".json"):
         try:
             return json.loads(text)

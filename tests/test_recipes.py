@@ -191,6 +191,18 @@ def test_yaml_mistakes_name_the_line(tmp_path: Path) -> None:
         recipes.load(str(path))
 
 
+@pytest.mark.parametrize("text, where", [
+    ("- step: set\n  pointer: /released\n  value: 2024-01-01\n", "/0/value"),
+    ("- step: merge\n  pointer: /capabilities\n  value: {1: true}\n", "/0/value/1"),
+    ("- step: set\n  pointer: /x\n  value: .nan\n", "/0/value"),
+], ids=["yaml-date", "number-key", "nan"])
+def test_values_no_card_can_hold_are_refused(tmp_path: Path, text: str, where: str) -> None:
+    path = tmp_path / "values.yaml"
+    path.write_text(text, "utf-8")
+    with pytest.raises(recipes.RecipeError, match=f"values.yaml: {where}: not a JSON value"):
+        recipes.load(str(path))
+
+
 def test_the_cli_refuses_a_bad_recipe_as_a_usage_error(tmp_path: Path) -> None:
     card = tmp_path / "agent-card.json"
     card.write_text(json.dumps(CARD_03), "utf-8")

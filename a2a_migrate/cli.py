@@ -19,7 +19,7 @@ import click
 
 from a2a_migrate import __version__, discover, io
 from a2a_migrate.cli_inputs import Inputs, input_options, no_cards_found, summary_line
-from a2a_migrate.context import SEVERITIES, Options, Severity
+from a2a_migrate.context import SEVERITIES, Note, Options, Severity
 from a2a_migrate.progress import Progress
 
 if TYPE_CHECKING:  # the batch (and through it the chain) is imported by the commands that migrate, when they run
@@ -289,6 +289,7 @@ class _Tally:
         for item in found:
             self.args.setdefault(str(item.path), item.arg)
         self.yielded: set[str] = set()
+        self.batch = len(found) > 1  # issue 15: a batch prints one line per card that needs a look
 
     def add(self, outcome: Outcome, arg: str | None = None) -> None:
         self.counts[outcome.status] += 1
@@ -297,7 +298,7 @@ class _Tally:
         self.progress.tick()
         if outcome.status != "skipped":
             self.progress.clear()
-            _print_messages(outcome, self.run.verbosity)
+            _print_messages(outcome, self.run.verbosity, self.batch)
         if self.run.show_diff and outcome.status == "changed":
             from a2a_migrate.batch import unified_diff
 
@@ -322,14 +323,43 @@ class _Tally:
         return EXIT_OK
 
 
-def _print_messages(outcome: Outcome, verbosity: int) -> None:
+#: What a card of a batch is reported for at the default verbosity: what needs a look.
+_NEEDS_A_LOOK = ("warning", "lossy", "error")
+
+
+def _print_messages(outcome: Outcome, verbosity: int, batch: bool = False) -> None:
+    """Print a card's error and notes as the verbosity asks (-q errors, -v everything).
+
+    In a batch at the default verbosity, a card is one line, and only if it
+    needs a look: its error or its most severe warning or lossy note, with how
+    many more there are. Assumed notes of thousands of cards would bury those;
+    ``-v`` and ``--report`` still give every note.
+    """
+    if batch and verbosity == 0:
+        _print_one_line(outcome)
+        return
     if outcome.error:
         click.echo(f"{outcome.name}: error: {outcome.error}", err=True)
     shown = _VERBOSITY[verbosity]
     for note in outcome.notes:
         if note.severity in shown:  # -q: errors only (a card refused for lossy notes says so in its error)
-            where = f" {note.pointer}:" if note.pointer else ""
-            click.echo(f"{outcome.name}: {note.severity}: [{note.transform}]{where} {note.message}", err=True)
+            click.echo(f"{outcome.name}: {_note_line(note)}", err=True)
+
+
+def _note_line(note: Note) -> str:
+    """``severity: [transform] /pointer: message``, as every note is printed."""
+    where = f" {note.pointer}:" if note.pointer else ""
+    return f"{note.severity}: [{note.transform}]{where} {note.message}"
+
+
+def _print_one_line(outcome: Outcome) -> None:
+    notes = sorted((note for note in outcome.notes if note.severity in _NEEDS_A_LOOK),
+                   key=lambda note: -SEVERITIES.index(note.severity))
+    lines = [f"error: {outcome.error}"] if outcome.error else []
+    lines += [_note_line(note) for note in notes]
+    if lines:
+        more = f" (and {len(lines) - 1} more: -v shows all)" if len(lines) > 1 else ""
+        click.echo(f"{outcome.name}: {lines[0]}{more}", err=True)
 
 
 def _print_patch(outcomes: list[Outcome], run: _Run) -> None:

@@ -267,7 +267,14 @@ class RewriteUrls(Step):
 
 @dataclass(frozen=True)
 class AddInterface(Step):
-    """Add an interface to ``supportedInterfaces`` unless one with its url, binding and tenant is there."""
+    """Add an interface unless one with its url, binding and tenant is listed.
+
+    A 1.0 card gets it in ``supportedInterfaces``. A 0.3 card (after a
+    downgrade) gets it in ``additionalInterfaces``, which is then written with
+    the primary endpoint first (0.3 section 5.6.2: it "SHOULD include all
+    supported transports, including the main URL's transport"); 0.3 cannot
+    say that an interface speaks 1.0 or has a tenant, so such a step is an error there.
+    """
 
     KIND: ClassVar[str] = "add_interface"
     FIELDS: ClassVar[Fields] = {
@@ -279,6 +286,9 @@ class AddInterface(Step):
     tenant: str | None = None
 
     def apply(self, card: Any, ctx: Context) -> None:
+        if "supportedInterfaces" not in card and isinstance(card.get("url"), str):
+            self._add_v03(card, ctx)
+            return
         listed = _supported(card, self, ctx)
         if listed is None:
             return
@@ -293,6 +303,28 @@ class AddInterface(Step):
         listed.append(added)
         ctx.note(jp.join("/supportedInterfaces", len(listed) - 1), "info",
                  f"interface added: {show(self.url)} ({self.binding}, protocol {self.protocol_version})")
+
+    def _add_v03(self, card: Any, ctx: Context) -> None:
+        if not self.protocol_version.startswith("0.") or self.tenant is not None:
+            said = f"speaks {self.protocol_version}" if self.tenant is None else "has a tenant"
+            ctx.note("/additionalInterfaces", "error", f"a 0.3 card cannot list an interface that {said}: "
+                                                       "add it to the 1.0 card (with upgrade) instead")
+            return
+        if any(_matches({"url": self.url, "binding": self.binding}, interface, binding)
+               for _, interface, binding in interfaces(card)):
+            return
+        listed = card.get("additionalInterfaces")
+        if listed is None:
+            primary = edit.like(card, [("url", card["url"]), ("transport", card.get("preferredTransport", bindings.JSONRPC))])
+            anchor = "preferredTransport" if "preferredTransport" in card else "url"
+            edit.insert_at(card, edit.position(card, anchor) + 1, "additionalInterfaces", listed := [primary])
+            ctx.note("/additionalInterfaces/0", "info", "the primary endpoint listed first (0.3 section 5.6.2)")
+        if not isinstance(listed, list):
+            ctx.note("/additionalInterfaces", "error", "additionalInterfaces is not a list")
+            return
+        listed.append(edit.like(card, [("url", self.url), ("transport", self.binding)]))
+        ctx.note(jp.join("/additionalInterfaces", len(listed) - 1), "info",
+                 f"interface added: {show(self.url)} ({self.binding})")
 
 
 @dataclass(frozen=True)

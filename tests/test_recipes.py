@@ -138,10 +138,29 @@ def test_signatures_a_recipe_invalidates_are_dropped() -> None:
 
 
 def test_a_step_needing_a_1_0_card_says_so_on_a_0_3_card() -> None:
-    recipe = recipes.load(str(recipe_file("add-interface")))
+    recipe = recipes.load(str(recipe_file("remove-interfaces")))
     result = migrate_in_place(json.loads(json.dumps(CARD_03)), "up", Options(version_chain=False, recipes=(recipe,)))
     assert [(n.severity, n.pointer) for n in result.notes] == [("error", "/supportedInterfaces")]
     assert "needs a 1.0 card" in result.notes[0].message
+
+
+def test_add_interface_on_a_0_3_card_lists_the_primary_first_and_is_idempotent() -> None:
+    recipe = recipes.parse('[{"step": "add_interface", "url": "https://gw.example.com/grpc", "binding": "grpc", '
+                           '"protocol_version": "0.3"}]', "grpc.json")
+    result = migrate_in_place(json.loads(json.dumps(CARD_03)), "up", Options(version_chain=False, recipes=(recipe,)))
+    assert result.ok, result.notes
+    assert list(result.card)[list(result.card).index("url") + 1] == "additionalInterfaces"
+    assert result.card["additionalInterfaces"] == [{"url": "http://localhost:8000/a2a", "transport": "JSONRPC"},
+                                                   {"url": "https://gw.example.com/grpc", "transport": "GRPC"}]
+    again = migrate_in_place(result.card, "up", Options(version_chain=False, recipes=(recipe,)))
+    assert not again.changed
+
+
+def test_a_0_3_card_cannot_be_given_a_1_0_interface() -> None:
+    recipe = recipes.load(str(recipe_file("add-interface")))  # protocol 1.0, with a tenant
+    result = migrate_in_place(json.loads(json.dumps(CARD_03)), "up", Options(version_chain=False, recipes=(recipe,)))
+    assert [(n.severity, n.pointer) for n in result.notes] == [("error", "/additionalInterfaces")]
+    assert "a 0.3 card cannot list an interface that has a tenant" in result.notes[0].message
 
 
 # -- mistakes in recipes -------------------------------------------------------------------------

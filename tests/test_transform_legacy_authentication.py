@@ -119,3 +119,19 @@ def test_credentials_are_reported_lost() -> None:
 def test_an_object_with_no_schemes_at_all_is_dropped_with_a_lossy_note() -> None:
     out, notes = _auth({"vendor": "thing"})
     assert "authentication" not in out and brief(notes) == [("lossy", "/authentication")]
+
+
+def test_scopes_that_are_no_names_are_reported_lost_not_crashed_on() -> None:
+    # found by the fuzz module: a float scope list and a number among scopes
+    out, notes = _auth({"schemes": [{"type": "oauth2", "tokenEndpoint": "https://t", "scopes": 1.5,
+                                     "requiredScopes": ["a", 3]}]})
+    assert out["securitySchemes"]["oauth2"]["flows"]["clientCredentials"]["scopes"] == {"a": ""}
+    assert out["security"] == [{"oauth2": ["a"]}]
+    assert [p for s, p in brief(notes) if s == "lossy"] == ["/authentication/schemes/0/scopes",
+                                                          "/authentication/schemes/0/requiredScopes/1"]
+
+
+def test_required_scopes_of_a_bearer_scheme_go_into_the_requirement() -> None:
+    out, notes = _auth({"schemes": [{"type": "bearer", "requiredScopes": ["admin"]}]})
+    assert out["security"] == [{"bearer": ["admin"]}]
+    assert [n for n in notes if n.severity == "lossy"] == []

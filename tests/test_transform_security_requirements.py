@@ -31,3 +31,8 @@ def test_a_list_with_a_malformed_requirement_is_refused() -> None:
 def test_down_restores_the_0_3_shape() -> None:
     out, _ = run(security_requirements, {"securityRequirements": [{"schemes": {"o": {"list": ["r"]}}}, {}]}, "down")
     assert out == {"security": [{"o": ["r"]}, {}]}
+
+
+def test_a_scope_that_is_no_string_is_refused_not_crashed_on() -> None:
+    # found by the fuzz module: oauth_flows once joined such scopes into a message and crashed
+    assert brief(run(security_requirements, {"security": [{"oauth": [None]}]})[1]) == [("error", "/security")]

@@ -83,7 +83,7 @@ def _drop_rest(entry: Any, kept: set[str], pointer: str, why: str, ctx: Context)
 
 def _http(entry: Any, word: str, pointer: str, ctx: Context) -> dict[str, Any]:
     scheme: dict[str, Any] = {"type": "http", "scheme": HTTP_WORDS[word]}
-    kept = {"type", "description", "bearerFormat"}
+    kept = {"type", "description", "bearerFormat", "requiredScopes"}
     fields = entry if isinstance(entry, Mapping) else {}
     stated = fields.get("scheme")
     if isinstance(stated, str) and stated.strip().lower() in HTTP_WORDS:
@@ -114,7 +114,7 @@ def _api_key(entry: Any, pointer: str, ctx: Context) -> dict[str, Any]:
     scheme: dict[str, Any] = {"type": "apiKey", "in": location, "name": name}
     if isinstance(fields.get("description"), str):
         scheme["description"] = fields["description"]
-    _drop_rest(entry, {"type", "in", "location", "name", "description"}, pointer,
+    _drop_rest(entry, {"type", "in", "location", "name", "description", "requiredScopes"}, pointer,
                "an API key scheme has no place for it", ctx)
     return scheme
 
@@ -124,9 +124,9 @@ def _oauth2(entry: Any, pointer: str, ctx: Context) -> dict[str, Any] | None:
     token_key = next((key for key in _TOKEN_URLS if isinstance(fields.get(key), str)), None)
     if token_key is None:
         return None  # an OAuth2 word with no token URL: no flow can be written
-    scopes = fields.get("requiredScopes") or fields.get("scopes") or []
+    scopes = _scopes(entry, "scopes", pointer, ctx)  # requiredScopes: read by _map_entry for the requirement
     scheme: dict[str, Any] = {"type": "oauth2", "flows": {"clientCredentials": {
-        "tokenUrl": fields[token_key], "scopes": {str(scope): "" for scope in scopes if isinstance(scope, str)}}}}
+        "tokenUrl": fields[token_key], "scopes": {scope: "" for scope in scopes}}}}
     if isinstance(fields.get("description"), str):
         scheme["description"] = fields["description"]
     ctx.note(join(pointer, token_key), "assumed", "token URL written as an OAuth2 client-credentials flow")
@@ -146,6 +146,20 @@ def _scheme(entry: Any, word: str, pointer: str, ctx: Context) -> tuple[str, dic
         oauth = _oauth2(entry, pointer, ctx)
         return ("oauth2", oauth) if oauth is not None else None
     return None
+
+
+def _scopes(entry: Any, key: str, pointer: str, ctx: Context) -> list[str]:
+    """The scope names ``entry[key]`` lists; anything else there is reported lost."""
+    value = entry.get(key) if isinstance(entry, Mapping) else None
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        ctx.note(join(pointer, key), "lossy", f"{key} {show(value)} dropped: it is no list of scope names")
+        return []
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            ctx.note(join(pointer, key, index), "lossy", f"scope {show(item)} dropped: a scope is a name")
+    return [item for item in value if isinstance(item, str)]
 
 
 def _unique(name: str, taken: Mapping[str, Any]) -> str:
@@ -175,8 +189,10 @@ def _map_entry(entry: Any, pointer: str, mapped: _Mapped, ctx: Context) -> None:
     name, scheme = found
     name = _unique(name, mapped.schemes)
     mapped.schemes[name] = scheme
-    scopes = entry.get("requiredScopes") if isinstance(entry, Mapping) else None
-    mapped.scopes[name] = [scope for scope in scopes if isinstance(scope, str)] if isinstance(scopes, list) else []
+    mapped.scopes[name] = _scopes(entry, "requiredScopes", pointer, ctx)
+    if name.startswith("oauth2"):  # the scopes a requirement asks are defined by the flow
+        flow = scheme["flows"]["clientCredentials"]["scopes"]
+        flow.update({scope: "" for scope in mapped.scopes[name] if scope not in flow})
 
 
 def _entries(auth: Any) -> list[tuple[str, Any]] | None:

@@ -70,7 +70,9 @@ def _split(card: Any, name: str, body: Any, ctx: Context) -> None:
             return [required]
         for new, flow in zip(names, flows):
             defined = body["flows"][flow].get("scopes") if isinstance(body["flows"][flow], Mapping) else None
-            asked = set(scopes_of(required[name])) - set(defined if isinstance(defined, Mapping) else ())
+            # a scope that is no string is security_requirements' to refuse; here it asks nothing
+            stated = {scope for scope in scopes_of(required[name]) if isinstance(scope, str)}
+            asked = stated - set(defined if isinstance(defined, Mapping) else ())
             if asked:
                 undefined.setdefault(new, set()).update(asked)
         return [{(new if key == name else key): value for key, value in required.items()} for new in names]

@@ -50,7 +50,8 @@ def to_v03(requirement: Mapping[str, Any]) -> dict[str, list[Any]]:
 
 
 def _valid_v03(requirement: Any) -> bool:
-    return isinstance(requirement, Mapping) and all(isinstance(scopes, list) for scopes in requirement.values())
+    return isinstance(requirement, Mapping) and all(
+        isinstance(scopes, list) and all(isinstance(scope, str) for scope in scopes) for scopes in requirement.values())
 
 
 def _reshape_misnamed(holder: Any, pointer: str, ctx: Context) -> None:

@@ -123,6 +123,8 @@ def plugin(name: str) -> Plugin:
 
 def extras(options: Options) -> list[Any]:
     """What runs after the version chain: the plugins named, then the recipe steps."""
+    if not (options.plugins or options.recipes):  # most runs: recipes are not even imported (issue 15)
+        return []
     from a2a_migrate.recipes import steps_of
 
     return [*(plugin(name) for name in options.plugins), *steps_of(options.recipes)]

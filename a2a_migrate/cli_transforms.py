@@ -22,6 +22,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _recipes(ctx: click.Context, param: click.Parameter, value: Sequence[str]) -> tuple[Any, ...]:
     """Each ``--recipe FILE`` read and checked, or a usage error naming the file, step and field."""
+    if not value:  # click calls back for every run: without a recipe, recipes are not imported (issue 15)
+        return ()
     from a2a_migrate.recipes import RecipeError, load
 
     try:

@@ -53,7 +53,7 @@ def test_parsing_the_command_line_imports_no_work(args: list[str], tmp_path: Pat
     assert unneeded(loaded(args, tmp_path), WORK) == []
 
 
-def test_a_one_card_upgrade_imports_no_signing_hybrid_or_review(tmp_path: Path) -> None:
+def test_a_one_card_upgrade_imports_no_signing_hybrid_recipes_or_review(tmp_path: Path) -> None:
     card = tmp_path / "agent-card.json"
     card.write_text(json.dumps({"name": "A", "description": "d", "version": "1", "url": "https://a.example/a2a",
                                 "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
@@ -61,4 +61,4 @@ def test_a_one_card_upgrade_imports_no_signing_hybrid_or_review(tmp_path: Path) 
     modules = loaded(["upgrade", "--check", str(card)], tmp_path)
     assert "a2a_migrate.transforms" in modules  # it did migrate
     assert unneeded(modules, ("a2a_migrate.signing", "a2a_migrate.hybrid", "a2a_migrate.plan", "a2a_migrate.apply",
-                              "a2a_migrate.yamltext", "ruamel", "joserfc")) == []
+                              "a2a_migrate.recipes", "a2a_migrate.yamltext", "ruamel", "joserfc", "ipaddress")) == []

@@ -17,6 +17,7 @@ Two layers, both reported as :class:`Finding` values with an RFC 6901 pointer:
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 from pathlib import Path
 import re
@@ -628,10 +629,6 @@ def _url_problem(url: Any) -> str | None:
 def _is_local(host: str) -> bool:
     if host in _LOCAL_NAMES or host.endswith(".localhost"):
         return True
-    if not host[:1].isdigit() and ":" not in host:  # a name, not an address: no need to load ipaddress
-        return False
-    import ipaddress
-
     try:
         address = ipaddress.ip_address(host)
     except ValueError:

@@ -48,8 +48,7 @@ def test_each_transform_has_its_own_test_module(module) -> None:
 def test_the_whole_chain_has_all_each_transform_needs() -> None:
     """select() returns the whole chain unchecked when nothing is skipped or chosen (issue 15): it must be whole."""
     from a2a_migrate.chain import NEEDS, full_chain
-    from a2a_migrate.engine import transform_name
 
     for direction in ("up", "down"):
-        names = [transform_name(module) for module in full_chain(direction)]  # type: ignore[arg-type]
+        names = [transform_name(module) for module in full_chain(direction)]
         assert all(needed in names for name in names for needed in NEEDS.get(name, ())), direction

@@ -12,6 +12,8 @@ import functools
 import json
 import os
 import re
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -270,22 +272,33 @@ def write_atomic(path: Path, text: str) -> None:
         raise CardError(next(iter(failed.values())))
 
 
-def _writable_target(path: Path) -> tuple[Path, int | None]:
-    """The file to replace (a link's target) and its permission bits; refuses read-only files and folders."""
-    if path.is_symlink():
+def _writable_target(path: Path) -> tuple[Path, int | None, bool]:
+    """The file to replace (a link's target), its permission bits and whether its folder exists.
+
+    Refuses read-only files and folders. Two or three ``stat`` calls: this runs
+    for every card a batch writes.
+    """
+    status = _status(path, os.lstat)
+    if status is not None and stat.S_ISLNK(status.st_mode):
         path = path.resolve()  # rewrite the card the link points at; the link stays a link
-    folder = path.parent
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
+        status = _status(path, os.stat)
+    mode = status.st_mode & 0o7777 if status is not None else None
+    folder = _status(path.parent, os.stat)
+    is_folder = folder is not None and stat.S_ISDIR(folder.st_mode)
     # Honour write bits even for root, who may write anyway: a card or folder a
     # user made read-only is one they do not want rewritten.
     if mode is not None and not mode & 0o222:
         raise CardError("cannot write: the file is read-only")
-    if folder.is_dir() and not folder.stat().st_mode & 0o222:
+    if is_folder and folder is not None and not folder.st_mode & 0o222:
         raise CardError("cannot write: the folder is read-only")
-    return path, mode
+    return path, mode, is_folder
+
+
+def _status(path: Path, call: Callable[[Path], os.stat_result]) -> os.stat_result | None:
+    try:
+        return call(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 #: How a temporary file of ours is named: ``.<card name>.<8 hex>.a2a-migrate.tmp``.
@@ -336,11 +349,15 @@ class WriteGroup:
 
     def add(self, path: Path, text: str) -> None:
         """Write ``text`` for ``path``, unnamed where possible; raises :class:`CardError` for this file only."""
-        target, mode = _writable_target(path)
+        try:
+            target, mode, folder_exists = _writable_target(path)
+        except OSError as error:
+            raise CardError(f"cannot write: {error.strerror or error}") from None
         temporary = target.parent / f".{target.name}.{os.urandom(4).hex()}.a2a-migrate.tmp"
         data = text.encode("utf-8")
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if not folder_exists:
+                target.parent.mkdir(parents=True, exist_ok=True)
             handle, named = _open_temporary(temporary)
         except OSError as error:
             raise CardError(f"cannot write: {error.strerror or error}") from None
@@ -375,14 +392,16 @@ class WriteGroup:
                 renamed.append(item)
             except OSError as error:
                 failed[item.name] = f"cannot write: {error.strerror or error}"
+                os.close(item.handle)
                 with contextlib.suppress(OSError):
                     os.unlink(item.temporary)
-            finally:
-                os.close(item.handle)
         try:
-            sync_folders(sorted({item.target.parent for item in renamed}))
+            sync_folders(sorted({item.target.parent for item in renamed}), [item.handle for item in renamed])
         except OSError as error:
             failed.update({item.name: f"cannot write: {error.strerror or error}" for item in renamed})
+        finally:
+            for item in renamed:
+                os.close(item.handle)
         return failed
 
     def __len__(self) -> int:
@@ -437,16 +456,20 @@ def sync_files(handles: list[int]) -> None:
         os.fdatasync(handle)
 
 
-def sync_folders(folders: list[Path]) -> None:
-    """Put renames in ``folders`` on disk: one ``syncfs`` per file system, else ``fsync`` each folder."""
-    handles = [os.open(folder, os.O_RDONLY) for folder in folders]
-    try:
-        if all(_syncfs(handle) for handle in _one_per_file_system(handles)):
-            return
-        for handle in handles:
+def sync_folders(folders: list[Path], files: list[int]) -> None:
+    """Put renames in ``folders`` on disk: one ``syncfs`` per file system, else ``fsync`` each folder.
+
+    ``files`` are open files of those folders (the renamed cards): ``syncfs``
+    goes through them, as they are on the same file systems, which saves
+    opening every folder where it is all one file system anyway.
+    """
+    if files and all(_syncfs(handle) for handle in _one_per_file_system(files)):
+        return
+    for folder in folders:
+        handle = os.open(folder, os.O_RDONLY)
+        try:
             os.fsync(handle)
-    finally:
-        for handle in handles:
+        finally:
             os.close(handle)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_BLANKS = frozenset(" \t\n\r")
 #: How much of a file the layout habits are read from: enough to see them, not a rescan of a large card.
 _SAMPLE = 8192
 # Strings written as runs of plain characters between escapes ("unrolled"): the same language as
@@ -27,6 +28,8 @@ _AFTER_QUOTE = re.compile(r'"([ \t]*:[ \t]*)')
 _LIST_OF_STRINGS = re.compile(r'\[[ \t]*(\r?\n[ \t]*)?"')
 #: A new list of strings goes on one line, in a file that writes them so, up to this width.
 _INLINE_WIDTH = 80
+# What json.dumps(text, ensure_ascii=...) does for a string, without building an encoder per call.
+_ASCII_STRING, _STRING = json.encoder.encode_basestring_ascii, json.encoder.encode_basestring
 _STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
@@ -38,6 +41,8 @@ def _same(old: Any, new: Any) -> bool:
 
 
 def _skip(src: str, pos: int) -> int:
+    if src[pos:pos + 1] not in _BLANKS:  # no whitespace here (a key's colon, a value's comma): no regex
+        return pos
     match = _WHITESPACE.match(src, pos)
     assert match is not None  # the pattern matches the empty string
     return match.end()
@@ -251,7 +256,7 @@ class JsonWriter:
 
     def string(self, text: str) -> str:
         """A string as the source wrote it, if it did; else in the file's escaping habit."""
-        spelled = json.dumps(text, ensure_ascii=self.ensure_ascii)
+        spelled = (_ASCII_STRING if self.ensure_ascii else _STRING)(text)
         if (text.isascii() and "\\" not in spelled) or spelled in self.src:
             return spelled  # nothing to spell differently, or spelled the way the file does
         if self._raw_strings is None:

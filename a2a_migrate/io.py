@@ -38,6 +38,7 @@ class Document:
     data: Any
     original: Any
     bom: bool = False
+    yaml_styles: Any = None  # a YAML card's styles as parsed: render needs no second parse to find them
 
     def render(self) -> str:
         """The working copy as text, laid out like the input."""
@@ -45,7 +46,7 @@ class Document:
 
         body = self.text[1:] if self.bom else self.text
         if self.format == "yaml":
-            rendered = yamltext.dump(self.data, body) if self.data != self.original else body
+            rendered = yamltext.dump(self.data, body, self.yaml_styles) if self.data != self.original else body
         else:
             rendered = jsontext.render(body, self.original, self.data)
         return (BOM if self.bom else "") + rendered
@@ -115,7 +116,13 @@ def parse(text: str, name: str = "-", format: Format | None = None) -> Document:
     if not isinstance(data, dict):
         kind = type(original).__name__ if original is not None else "null"
         raise CardError(f"the top level is a {_json_kind(kind)}, not an object")
-    return Document(text, fmt, data, original, bom)
+    return Document(text, fmt, data, original, bom, _styles(data) if fmt == "yaml" else None)
+
+
+def _styles(data: Any) -> Any:
+    from a2a_migrate import yamltext
+
+    return yamltext.styles(data)
 
 
 def _json_kind(python_name: str) -> str:

@@ -145,10 +145,14 @@ def load(text: str) -> Any:
         raise YamlError(f"not valid YAML: {error}") from None
 
 
-def dump(data: Any, source: str) -> str:
-    """``data`` as YAML text laid out like ``source`` (see the module docstring)."""
+def dump(data: Any, source: str, styles: Any = None) -> str:
+    """``data`` as YAML text laid out like ``source`` (see the module docstring).
+
+    ``styles`` are :func:`styles` of the source as it was parsed; without them
+    the source is parsed again to find them, which doubles a YAML card's cost.
+    """
     framed = frame(source)
-    _restyle(data, _Styles(load(source)))
+    _restyle(data, styles if styles is not None else _Styles(load(source)))
     yaml = _yaml()
     yaml.indent(**dict(zip(("mapping", "sequence", "offset"), _indents(source))))
     yaml.explicit_start = not framed.start and source.lstrip().startswith("---")  # "--- {name: x}": no frame
@@ -161,6 +165,11 @@ def dump(data: Any, source: str) -> str:
     if not epilogue and not source.endswith(("\n", "\r")):
         text = text.rstrip("\r\n")
     return source[:framed.start] + text + epilogue
+
+
+def styles(source: Any) -> Any:
+    """The styles :func:`dump` keeps, read from values just loaded (before anything changes them)."""
+    return _Styles(source)
 
 
 class _Styles:

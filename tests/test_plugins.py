@@ -1,10 +1,10 @@
-"""Plugins (issue 13): a third-party transform package, installed, found by its entry point.
+"""Plugins (issue 13): a third-party transform package, built, installed, found by its entry point.
 
-The package is written the way ``pip install --target`` lays one out (the
-module beside its ``.dist-info`` with ``entry_points.txt``), in a folder put on
-``sys.path``: a real installed distribution that ``importlib.metadata`` finds,
-with nothing patched. (Building a wheel needs the ``wheel`` package, which the
-test environment need not have.)
+The test builds a wheel of a small plugin package (a wheel is a zip archive
+with a ``.dist-info``: made here with ``zipfile``, since the ``wheel`` package
+need not be installed) and installs it with pip (``pip install --target``),
+then puts that folder on ``sys.path``: a real installed distribution that
+``importlib.metadata`` finds, with nothing patched.
 """
 
 from __future__ import annotations
@@ -57,16 +57,52 @@ CARD = {
 }
 
 
+def _wheel(folder: Path) -> Path:
+    """A wheel of the plugin package ``acme-a2a-docs`` 1.0, as a build backend would write it."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = "acme_a2a_docs-1.0.dist-info"
+    files = {
+        "acme_docs.py": PLUGIN,
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: acme-a2a-docs\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test_plugins\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/entry_points.txt": "[a2a_migrate.transforms]\nacme_docs = acme_docs\n",
+    }
+
+    def digest(text: str) -> str:
+        raw = hashlib.sha256(text.encode("utf-8")).digest()
+        return "sha256=" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    record = "".join(f"{name},{digest(text)},{len(text.encode())}\n" for name, text in files.items()) + f"{info}/RECORD,,\n"
+    wheel = folder / "acme_a2a_docs-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in {**files, f"{info}/RECORD": record}.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder pip installed the built plugin wheel into."""
+    build = tmp_path_factory.mktemp("build")
+    target = tmp_path_factory.mktemp("site")
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
+                           "--disable-pip-version-check", "--target", str(target), str(_wheel(build))],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return target
+
+
 @pytest.fixture()
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A folder holding the installed plugin distribution, on sys.path."""
+def site(installed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the installed plugin (tests may break it), on sys.path."""
+    import shutil
+
     folder = tmp_path / "site"
-    info = folder / "acme_a2a_docs-1.0.dist-info"
-    info.mkdir(parents=True)
-    (folder / "acme_docs.py").write_text(PLUGIN, "utf-8")
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-a2a-docs\nVersion: 1.0\n", "utf-8")
-    (info / "entry_points.txt").write_text("[a2a_migrate.transforms]\nacme_docs = acme_docs\n", "utf-8")
-    (info / "RECORD").write_text("acme_docs.py,,\nacme_a2a_docs-1.0.dist-info/METADATA,,\n", "utf-8")
+    shutil.copytree(installed, folder)
+    assert (folder / "acme_a2a_docs-1.0.dist-info" / "entry_points.txt").exists()  # pip laid it out
     monkeypatch.syspath_prepend(str(folder))
     monkeypatch.delitem(sys.modules, "acme_docs", raising=False)  # each test imports its own copy
     return folder

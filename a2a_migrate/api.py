@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -120,6 +121,9 @@ def output_errors(card: Any, version: str) -> list[Note]:
 
 
 def _migrate(card: Any, direction: Direction, options: dict[str, Any]) -> Result:
+    if not isinstance(card, Mapping):  # a card is a JSON object: say so here, not deep in a transform
+        raise TypeError(f"a card is a JSON object (a dict), not {type(card).__name__}; "
+                        "to migrate card text, parse it first (json.loads)")
     return migrate_in_place(to_plain(card), direction, Options(**options))
 
 

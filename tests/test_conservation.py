@@ -156,3 +156,10 @@ def test_leaves_are_the_stated_scalars_with_their_pointers() -> None:
     assert [(leaf.pointer, leaf.value, leaf.is_name) for leaf in conservation.leaves(card)] == [
         ("/name", "A", False), ("/url", "https://a", False), ("/capabilities/streaming", True, False),
         ("/securitySchemes/k", "k", True), ("/securitySchemes/k/type", "apiKey", False)]
+
+
+@pytest.mark.parametrize("card", ["a string", ["a", "list"], None, 7])
+def test_the_api_says_plainly_when_it_is_given_no_card_object(card: Any) -> None:
+    for migrate in (upgrade, downgrade):
+        with pytest.raises(TypeError, match="a card is a JSON object"):
+            migrate(card)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from a2a_migrate import io
 from a2a_migrate.api import migrate_in_place
@@ -19,6 +19,9 @@ from a2a_migrate.context import SEVERITIES, Note, Options, Severity
 from a2a_migrate.discover import parse_card
 from a2a_migrate.engine import Change, Direction
 from a2a_migrate.versions import detect_version
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 Status = Literal["changed", "unchanged", "failed", "skipped"]
 
@@ -193,16 +196,21 @@ def run_batch(paths: Iterable[tuple[str, bool]], job: Job, jobs: int = 1,
         for group in _groups(items, GROUP):
             yield from migrate_files(group)
         return
+    size = max(1, min(GROUP, len(items) // (jobs * 8)))
+    with worker_pool(jobs) as pool:
+        for outcomes in pool.map(migrate_files, _groups(items, size)):
+            yield from outcomes
+
+
+def worker_pool(jobs: int) -> ProcessPoolExecutor:
+    """A pool of ``jobs`` worker processes that end with this one (use it as a context manager)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    size = max(1, min(GROUP, len(items) // (jobs * 8)))
     # fork: the workers are the batch's own children, which _die_with_parent relies on
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
-        for outcomes in pool.map(migrate_files, _groups(items, size)):
-            yield from outcomes
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_die_with_parent,
+                               initargs=(os.getpid(),))
 
 
 #: Cards written per durable group: one sync pass each (see :class:`io.WriteGroup`); also the

@@ -64,6 +64,9 @@ def _migration_options(command: F) -> F:
         click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Write the cards into this folder (same relative paths) instead of in place."),
         click.option("--check", is_flag=True, help="Write nothing; exit 1 if any card would change."),
+        click.option("--jsonl", is_flag=True,
+                     help="Each PATH (a file, or - for stdin) holds one card per line: write one result per line "
+                          "to stdout (--report: one JSON object per line)."),
         click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each change; write nothing."),
         click.option("--patch", "show_patch", is_flag=True,
                      help="Print the RFC 6902 patch (one input: an array; several: an object keyed by path); write nothing."),
@@ -178,7 +181,7 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
              default_version: str | None, default_url: str | None, default_provider_url: str | None,
              keep_signatures: bool,
              include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
-             max_file_size: int = io.MAX_CARD_BYTES, **extra: Any) -> int:
+             max_file_size: int = io.MAX_CARD_BYTES, jsonl: bool = False, **extra: Any) -> int:
     from a2a_migrate.batch import default_jobs
     from a2a_migrate.cli_signing import pop_signing_request, with_signing  # issue 7: re-signing
 
@@ -192,6 +195,10 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
     run = _Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
                options,
                include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0), max_file_size)
+    if jsonl:  # issue 12: JSONL streams (a2a_migrate/cli_jsonl.py)
+        from a2a_migrate.cli_jsonl import execute_jsonl
+
+        return execute_jsonl(run)
     return _execute(run)
 
 

@@ -1,0 +1,98 @@
+"""``upgrade --jsonl`` / ``downgrade --jsonl`` (issue 12): JSONL streams on the command line.
+
+Each PATH is a JSONL file or ``-`` (stdin); each non-blank line is a card.
+The result of each line goes to stdout (the migrated card as compact JSON, or
+the line unchanged when it did not migrate), messages to stderr as
+``PATH:LINE: severity: ...``, and ``--report FILE`` gets one JSON object per
+line. The work is :mod:`a2a_migrate.jsonl`'s; this module reads and writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, IO, Any
+
+import click
+
+if TYPE_CHECKING:
+    from a2a_migrate.batch import Job
+    from a2a_migrate.cli import _Run
+    from a2a_migrate.jsonl import LineResult
+
+
+def execute_jsonl(run: _Run) -> int:
+    """Migrate every line of every PATH, writing results, messages and report lines as they come."""
+    from a2a_migrate.batch import Job
+    from a2a_migrate.cli import EXIT_INPUT, _Tally
+
+    _refuse(run)
+    job = Job(run.direction, run.options, record=run.report_file is not None, fail_on=run.fail_on,
+              keep_text=not run.check, max_bytes=run.max_bytes)
+    tally = _Tally(replace(run, report_file=None, show_patch=False))
+    tally.batch = True  # a stream is a batch: one line per card that needs a look
+    with _report_stream(run.report_file, EXIT_INPUT) as report:
+        for path in run.paths:
+            for result in _results(path, job, run.jobs, tally):
+                tally.add(result.outcome, path)
+                _write(result, report)
+    return tally.finish()
+
+
+def _refuse(run: _Run) -> None:
+    """Usage errors for options that make no sense with a stream on stdout."""
+    for given, option in ((run.show_diff, "--diff"), (run.show_patch, "--patch"), (run.output_dir, "-o")):
+        if given:
+            raise click.UsageError(f"--jsonl writes the results to stdout; {option} cannot be used with it")
+    if run.report_file is not None and str(run.report_file) == "-" and not run.check:
+        raise click.UsageError("--report - and the --jsonl results would both go to stdout; give --report a FILE")
+
+
+def _results(path: str, job: Job, jobs: int, tally: Any) -> Iterator[LineResult]:
+    """The results of one PATH's lines; a file that cannot be opened is a failed input."""
+    from a2a_migrate.batch import Outcome
+    from a2a_migrate.jsonl import migrate_lines, read_lines
+
+    if path == "-":
+        yield from migrate_lines(read_lines(sys.stdin.buffer, job.max_bytes), job, jobs, "-")
+        return
+    try:
+        stream = open(path, "rb")  # noqa: SIM115  (closed below, after the lazy reading)
+    except OSError as error:
+        tally.add(Outcome(path, "failed", error=f"cannot read: {error.strerror or error}"), path)
+        return
+    with stream:
+        yield from migrate_lines(read_lines(stream, job.max_bytes), job, jobs, path)
+
+
+def _write(result: LineResult, report: IO[str] | None) -> None:
+    """Write a line's result to stdout (bytes as read, for lines that were not UTF-8) and its report line."""
+    if result.output is not None:
+        sys.stdout.buffer.write((result.output + "\n").encode("utf-8", "surrogateescape"))
+    if report is not None:
+        report.write(json.dumps(result.report_entry(), ensure_ascii=False) + "\n")
+
+
+@contextmanager
+def _report_stream(report_file: Path | None, exit_code: int) -> Iterator[IO[str] | None]:
+    """The ``--report`` stream: None without one, stdout for ``-``, else the file (written as it goes).
+
+    A report file that cannot be opened ends the run with ``exit_code`` before any line is read.
+    """
+    if report_file is None:
+        yield None
+        return
+    if str(report_file) == "-":
+        yield sys.stdout
+        return
+    try:
+        stream = open(report_file, "w", encoding="utf-8")  # noqa: SIM115  (closed below)
+    except OSError as error:
+        click.echo(f"{report_file}: error: cannot write: {error.strerror or error}", err=True)
+        sys.exit(exit_code)
+    with stream:
+        yield stream

@@ -83,23 +83,128 @@ class Difference:
 
 
 def compare(old: Any, new: Any) -> list[Difference]:
-    """The differences from ``old`` to ``new`` (plain JSON values), moves first found."""
+    """The differences from ``old`` to ``new`` (plain JSON values), moves first found.
+
+    Members of the arrays :func:`identity` knows are paired by what they are
+    (an interface by URL and binding, a skill by id, a security requirement by
+    its scheme names) before positions and values are looked at.
+    """
     from deepdiff import DeepDiff
 
+    keyed = _Keyed(old, new)
     removed: list[_Item] = []
     added: list[_Item] = []
     changed: list[Difference] = []
-    for kind, levels in DeepDiff(old, new, view="tree", threshold_to_diff_deeper=0).items():
+    for kind, levels in DeepDiff(keyed.old, keyed.new, view="tree", threshold_to_diff_deeper=0).items():
         for level in levels:
             tokens = tuple(str(token) for token in level.path(output_format="list"))
             if kind in ("dictionary_item_removed", "iterable_item_removed"):
-                removed.append(_Item(tokens, level.t1))
+                real = keyed.real(tokens, 0)
+                removed.append(_Item(real, jp.resolve(old, real)))
             elif kind in ("dictionary_item_added", "iterable_item_added"):
-                added.append(_Item(tokens, level.t2))
+                real = keyed.real(tokens, 1)
+                added.append(_Item(real, jp.resolve(new, real)))
             elif kind in ("values_changed", "type_changes"):
-                changed.append(Difference("changed", _pointer(tokens), old=level.t1, new=level.t2))
-    differences = _Matcher(removed, added, old, new).differences() + changed
+                real = keyed.real(tokens, 1)
+                changed.append(Difference("changed", _pointer(real), old=jp.resolve(old, keyed.real(tokens, 0)),
+                                          new=jp.resolve(new, real)))
+    differences = _Matcher(removed, added, old, new).differences() + changed + keyed.reordered()
     return sorted(differences, key=_order)
+
+
+def identity(array: str, member: Any) -> tuple[Any, ...] | None:
+    """What a member of the array named ``array`` is, wherever it stands; None if unknown.
+
+    Interfaces (0.3 ``additionalInterfaces``, 1.0 ``supportedInterfaces``) by
+    ``(url, binding)``, skills by ``id``, security requirements (0.3
+    ``security``, 1.0 ``securityRequirements``) by their scheme names.
+    """
+    if not isinstance(member, dict):
+        return None
+    name = _camel((array,))[0]
+    fields = {_camel((str(key),))[0]: value for key, value in member.items()}
+    if name in ("additionalInterfaces", "supportedInterfaces") and isinstance(fields.get("url"), str):
+        return ("interface", fields["url"], fields.get("protocolBinding", fields.get("transport")))
+    if name == "skills" and isinstance(fields.get("id"), str):
+        return ("skill", fields["id"])
+    schemes = fields.get("schemes") if name == "securityRequirements" else member if name == "security" else None
+    return ("requirement", *sorted(schemes)) if isinstance(schemes, dict) else None
+
+
+#: The 0.3 top-level members that describe the primary interface (with ``preferredTransport``).
+_PRIMARY = ("url", "preferredTransport", "protocolVersion")
+
+
+def _identities(document: Any, tokens: Tokens) -> tuple[Any, ...]:
+    """The identities of the array members on the way to ``tokens``; a 0.3 card's
+    top-level ``url``, ``preferredTransport`` and ``protocolVersion`` are its primary interface."""
+    chain: list[Any] = []
+    value = document
+    for index, token in enumerate(tokens):
+        if index and isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            found = identity(tokens[index - 1], value[int(token)])
+            if found is not None:
+                chain.append(found)
+        value = jp.resolve(value, (token,), _ABSENT)
+    if not chain and len(tokens) == 1 and _camel(tokens)[0] in _PRIMARY and isinstance(document, dict):
+        fields = {_camel((str(key),))[0]: item for key, item in document.items()}
+        if isinstance(fields.get("url"), str):
+            chain.append(("interface", fields["url"], fields.get("preferredTransport") or "JSONRPC"))
+    return tuple(chain)
+
+
+class _Keyed:
+    """Both cards with each pair of arrays at the same place whose members all have
+    distinct identities turned into objects keyed by identity, so that DeepDiff
+    pairs their members by it; :meth:`real` takes keyed tokens back to positions."""
+
+    def __init__(self, old: Any, new: Any) -> None:
+        self.indexes: dict[Tokens, tuple[dict[str, int], dict[str, int]]] = {}
+        self.source, self.target = old, new
+        self.old, self.new = self._key(old, new, ())
+
+    def _key(self, old: Any, new: Any, tokens: Tokens) -> tuple[Any, Any]:
+        if isinstance(old, dict) and isinstance(new, dict):
+            old_keyed, new_keyed = dict(old), dict(new)
+            for name in old:
+                if name in new:
+                    old_keyed[name], new_keyed[name] = self._key(old[name], new[name], tokens + (str(name),))
+            return old_keyed, new_keyed
+        if isinstance(old, list) and isinstance(new, list) and tokens:
+            old_keys, new_keys = _member_keys(tokens[-1], old), _member_keys(tokens[-1], new)
+            if old_keys is not None and new_keys is not None:
+                self.indexes[tokens] = ({key: i for i, key in enumerate(old_keys)}, {key: i for i, key in enumerate(new_keys)})
+                return self._key(dict(zip(old_keys, old)), dict(zip(new_keys, new)), tokens)
+        return old, new
+
+    def real(self, tokens: Tokens, side: int) -> Tokens:
+        """``tokens`` with identity keys back as positions in the old (``side`` 0) or new (1) card."""
+        real: list[str] = []
+        for index, token in enumerate(tokens):
+            where = self.indexes.get(tokens[:index])
+            real.append(str(where[side][token]) if where is not None and token in where[side] else token)
+        return tuple(real)
+
+    def reordered(self) -> list[Difference]:
+        """A move for each member whose place among the members both cards have changed."""
+        moves = []
+        for tokens, (old_indexes, new_indexes) in self.indexes.items():
+            old_order = [key for key in old_indexes if key in new_indexes]
+            new_order = sorted(old_order, key=new_indexes.__getitem__)
+            for key in old_order:
+                source, target = self.real(tokens + (key,), 0), self.real(tokens + (key,), 1)
+                if old_order.index(key) != new_order.index(key) and source != target:
+                    moves.append(Difference("moved", _pointer(target), _pointer(source),
+                                            jp.resolve(self.source, source), jp.resolve(self.target, target)))
+        return moves
+
+
+def _member_keys(array: str, members: list[Any]) -> list[str] | None:
+    """One key per member, from its identity; None unless every member has a distinct one."""
+    keys = [identity(array, member) for member in members]
+    if any(key is None for key in keys) or len(set(keys)) != len(keys):
+        return None
+    return [json.dumps(key) for key in keys]
 
 
 @dataclass
@@ -131,6 +236,7 @@ class _Matcher:
             item.leaves = [_Leaf(tokens, value) for tokens, value in _leaves(item.tokens, item.value)]
         removed = [leaf for item in self.removed for leaf in item.leaves]
         added = [leaf for item in self.added for leaf in item.leaves]
+        self._pair_members(removed, added)
         self._pair(removed, added, _mapped)
         self._pair(removed, added, _same_name_and_value)
         self._collapse_moves()
@@ -146,6 +252,23 @@ class _Matcher:
                     self.removed.remove(item)
                     self.added.remove(other)
                     break
+
+    def _pair_members(self, removed: list[_Leaf], added: list[_Leaf]) -> None:
+        """Leaves the mapping moves within the same member (by :func:`identity`), paired first.
+
+        A member the migration merged into another (0.3's repeat of the primary
+        interface in ``additionalInterfaces``) pairs with that one too, where the values are equal.
+        """
+        chains = {id(leaf): _identities(self.new, leaf.tokens) for leaf in added}
+        for leaf in removed:
+            chain = _identities(self.old, leaf.tokens)
+            candidates = [other for other in added if chain and chains[id(other)] == chain
+                          and (other.partner is None or _same(leaf.value, other.value))
+                          and _mapped(leaf.tokens, leaf.value, other.tokens, other.value)]
+            if candidates:
+                best = max(candidates, key=lambda other: (other.partner is None, _same(leaf.value, other.value)))
+                leaf.partner = best
+                best.partner = best.partner or leaf
 
     def _pair(self, removed: list[_Leaf], added: list[_Leaf], rule: Callable[[Tokens, Any, Tokens, Any], bool]) -> None:
         for leaf in removed:

@@ -143,3 +143,62 @@ def test_yaml_against_json(tmp_path: Path) -> None:
     result = invoke("diff", str(GOLDEN / "yaml-comments.0.3.yaml"), str(GOLDEN / "yaml-comments.1.0.yaml"))
     assert result.exit_code == 0
     assert "moved    /url -> /supportedInterfaces/0/url" in result.stdout
+
+
+REPEATED_PRIMARY = {
+    "protocolVersion": "0.3.0", "name": "Rep", "description": "An agent", "version": "1.0.0",
+    "url": "https://a.example/jsonrpc", "preferredTransport": "JSONRPC",
+    "additionalInterfaces": [  # 0.3 recommends repeating the primary interface here
+        {"url": "https://a.example/jsonrpc", "transport": "JSONRPC"},
+        {"url": "https://a.example/grpc", "transport": "GRPC"},
+        {"url": "https://a.example/rest", "transport": "HTTP+JSON"},
+    ],
+    "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "s", "name": "S", "description": "A skill", "tags": ["t"]}],
+}
+
+
+def test_interfaces_pair_by_url_and_binding_when_the_primary_is_repeated(tmp_path: Path) -> None:
+    outcome = migrate_text(json.dumps(REPEATED_PRIMARY), "rep.json", Job("up", Options()))
+    new = io.parse(outcome.new_text, "rep.json").original
+    assert [i["url"] for i in new["supportedInterfaces"]] == [i["url"] for i in REPEATED_PRIMARY["additionalInterfaces"]]
+    differences = compare(REPEATED_PRIMARY, new)
+    assert not [d for d in differences if d.kind == "removed"], differences
+    moves = {d.source: d for d in differences if d.kind == "moved"}
+    for index in range(3):  # each interface goes to the one with its URL and binding, unchanged
+        for member, target in (("url", "url"), ("transport", "protocolBinding")):
+            move = moves[f"/additionalInterfaces/{index}/{member}"]
+            assert move.path == f"/supportedInterfaces/{index}/{target}" and move.old == move.new
+    assert moves["/url"].path == "/supportedInterfaces/0/url"  # the primary and its repeat are merged
+    (tmp_path / "old.json").write_text(json.dumps(REPEATED_PRIMARY), "utf-8")
+    (tmp_path / "new.json").write_text(outcome.new_text, "utf-8")
+    result = invoke("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert "moved    /additionalInterfaces/2/url -> /supportedInterfaces/2/url: \"https://a.example/rest\"\n" in result.output
+    assert "removed" not in result.output and " -> \"https://" not in result.output
+
+
+def test_skills_pair_by_id_not_by_position() -> None:
+    old = {"skills": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}, {"id": "c", "name": "C"}]}
+    new = {"skills": [{"id": "c", "name": "C2"}, {"id": "b", "name": "B"}]}
+    assert kinds(compare(old, new)) == {("removed", "/skills/0", None), ("moved", "/skills/0", "/skills/2"),
+                                       ("changed", "/skills/0/name", None)}
+    changed = next(d for d in compare(old, new) if d.kind == "changed")
+    assert (changed.old, changed.new) == ("C", "C2")
+    dropped = compare(old, {"skills": old["skills"][1:]})  # a removal shifts the rest: only the removal shows
+    assert kinds(dropped) == {("removed", "/skills/0", None)}
+
+
+def test_security_requirements_pair_by_scheme_names() -> None:
+    old = {"security": [{"oauth": ["read"]}, {"oauth": ["write"]}, {"apiKey": ["any"]}]}
+    new = {"securityRequirements": [{"schemes": {"apiKey": {"list": ["any"]}}},
+                                    {"schemes": {"oauth": {"list": ["read"]}}}]}
+    found = kinds(compare(old, new))
+    assert ("moved", "/securityRequirements/1/schemes/oauth/list", "/security/0/oauth") in found
+    assert ("moved", "/securityRequirements/0/schemes/apiKey/list", "/security/2/apiKey") in found
+    assert {(kind, path) for kind, path, _ in found if kind != "moved"} == {("removed", "/security/1/oauth/0")}
+
+
+def test_members_without_distinct_identities_fall_back_to_positions() -> None:
+    old = {"skills": [{"id": "a", "name": "A"}, {"id": "a", "name": "B"}]}
+    new = {"skills": [{"id": "a", "name": "B"}, {"id": "a", "name": "A"}]}
+    assert kinds(compare(old, new)) == {("changed", "/skills/0/name", None), ("changed", "/skills/1/name", None)}

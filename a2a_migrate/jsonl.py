@@ -54,11 +54,16 @@ def read_lines(stream: BinaryIO, max_bytes: int | None = None) -> Iterator[Line]
 
     A line longer than ``max_bytes`` is not held: the rest of it is skipped and
     it is an error line; so is a line that is not UTF-8 (its text kept with
-    surrogate escapes, to be written back unchanged).
+    surrogate escapes, to be written back unchanged), and a read that fails
+    (which ends the lines).
     """
     number = 0
     while True:
-        raw = stream.readline() if max_bytes is None else stream.readline(max_bytes + 1)
+        try:
+            raw = stream.readline() if max_bytes is None else stream.readline(max_bytes + 1)
+        except OSError as error:  # the stream broke: an error for the line that could not be read, and the end
+            yield Line(number + 1, "", f"cannot read: {error.strerror or error}")
+            return
         if not raw:
             return
         number += 1

@@ -136,3 +136,14 @@ def test_lines_are_consumed_lazily(jobs: int) -> None:
         assert result.number == consumed
         assert produced - consumed <= bound
     assert consumed == produced == 20_000
+
+
+def test_a_stream_that_breaks_is_an_error_line_and_the_end() -> None:
+    class Broken(stdio.BytesIO):
+        def readline(self, size: int | None = -1) -> bytes:
+            if self.tell():
+                raise OSError(5, "Input/output error")
+            return super().readline(size)
+
+    lines = list(read_lines(Broken(b"{}\n{}\n")))
+    assert [(line.number, line.error) for line in lines] == [(1, ""), (2, "cannot read: Input/output error")]

@@ -45,9 +45,11 @@ def execute_jsonl(run: _Run) -> int:
 
 def _refuse(run: _Run) -> None:
     """Usage errors for options that make no sense with a stream on stdout."""
-    for given, option in ((run.show_diff, "--diff"), (run.show_patch, "--patch"), (run.output_dir, "-o")):
+    for given, option in ((run.show_diff, "--diff"), (run.show_patch, "--patch"), (run.output_dir, "-o"),
+                          (run.include, "--include"), (run.exclude, "--exclude")):
         if given:
-            raise click.UsageError(f"--jsonl writes the results to stdout; {option} cannot be used with it")
+            raise click.UsageError(f"--jsonl reads the named streams and writes the results to stdout; "
+                                   f"{option} cannot be used with it")
     if run.report_file is not None and str(run.report_file) == "-" and not run.check:
         raise click.UsageError("--report - and the --jsonl results would both go to stdout; give --report a FILE")
 

@@ -92,7 +92,7 @@ def test_check_may_send_the_report_to_stdout() -> None:
     assert json.loads(result.stdout)["line"] == 1
 
 
-@pytest.mark.parametrize("option", [["--diff"], ["--patch"], ["-o", "out"], ["--report", "-"]])
+@pytest.mark.parametrize("option", [["--diff"], ["--patch"], ["-o", "out"], ["--report", "-"], ["--include", "*.x"]])
 def test_options_that_make_no_sense_with_a_stream_are_usage_errors(option: list[str]) -> None:
     result = invoke("upgrade", "--jsonl", *option, "-", stdin=stream(card_line("A")))
     assert result.exit_code == 2

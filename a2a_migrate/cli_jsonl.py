@@ -15,13 +15,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, IO, Any
+from typing import TYPE_CHECKING, IO
 
 import click
 
 if TYPE_CHECKING:
     from a2a_migrate.batch import Job
-    from a2a_migrate.cli import _Run
+    from a2a_migrate.cli import _Run, _Tally
     from a2a_migrate.jsonl import LineResult
 
 
@@ -54,7 +54,7 @@ def _refuse(run: _Run) -> None:
         raise click.UsageError("--report - and the --jsonl results would both go to stdout; give --report a FILE")
 
 
-def _results(path: str, job: Job, jobs: int, tally: Any) -> Iterator[LineResult]:
+def _results(path: str, job: Job, jobs: int, tally: _Tally) -> Iterator[LineResult]:
     """The results of one PATH's lines; a file that cannot be opened is a failed input."""
     from a2a_migrate.batch import Outcome
     from a2a_migrate.jsonl import migrate_lines, read_lines

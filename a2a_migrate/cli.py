@@ -64,6 +64,9 @@ def _migration_options(command: F) -> F:
         click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Write the cards into this folder (same relative paths) instead of in place."),
         click.option("--check", is_flag=True, help="Write nothing; exit 1 if any card would change."),
+        click.option("--format", "output_format", type=click.Choice(["text", "github"]), default="text",
+                     help="With --check, github: GitHub Actions annotations on stdout (each card that would change "
+                          "and its notes) instead of the message lines."),
         click.option("--jsonl", is_flag=True,
                      help="Each PATH (a file, or - for stdin) holds one card per line: write one result per line "
                           "to stdout (--report: one JSON object per line)."),
@@ -121,6 +124,7 @@ class _Run:
     jobs: int
     verbosity: int
     max_bytes: int | None = io.MAX_CARD_BYTES
+    output_format: str = "text"  # issue 14: text, or github (annotations, with --check)
 
     @property
     def writes(self) -> bool:
@@ -181,10 +185,13 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
              default_version: str | None, default_url: str | None, default_provider_url: str | None,
              keep_signatures: bool,
              include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
-             max_file_size: int = io.MAX_CARD_BYTES, jsonl: bool = False, **extra: Any) -> int:
+             max_file_size: int = io.MAX_CARD_BYTES, jsonl: bool = False, output_format: str = "text",
+             **extra: Any) -> int:
     from a2a_migrate.batch import default_jobs
     from a2a_migrate.cli_signing import pop_signing_request, with_signing  # issue 7: re-signing
 
+    if output_format == "github" and (not check or jsonl):  # issue 14: annotations say what --check found
+        raise click.UsageError("--format github goes with --check (and not with --jsonl)")
     sign_request = pop_signing_request(extra)  # issue 7: reads and checks the key (exit 2 if unusable)
     options = Options(interface_version=interface_version, default_name=default_name,
                       default_description=default_description, default_version=default_version,
@@ -194,7 +201,8 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
     options = cli_transforms.checked(options)  # issue 13: a chain that cannot run is a usage error
     run = _Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
                options,
-               include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0), max_file_size)
+               include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0), max_file_size,
+               output_format)
     if jsonl:  # issue 12: JSONL streams (a2a_migrate/cli_jsonl.py)
         from a2a_migrate.cli_jsonl import execute_jsonl
 
@@ -305,7 +313,10 @@ class _Tally:
         self.progress.tick()
         if outcome.status != "skipped":
             self.progress.clear()
-            _print_messages(outcome, self.run.verbosity, self.batch)
+            if self.run.output_format == "github":
+                self._annotate(outcome)
+            else:
+                _print_messages(outcome, self.run.verbosity, self.batch)
         if self.run.show_diff and outcome.status == "changed":
             from a2a_migrate.batch import unified_diff
 
@@ -313,6 +324,15 @@ class _Tally:
         if self.run.show_patch or self.run.report_file is not None:
             outcome.old_text = outcome.new_text = ""
             self.kept.append(outcome)
+
+    def _annotate(self, outcome: Outcome) -> None:
+        """Issue 14: the card's error, notes and (``--check``) pending change as GitHub annotations."""
+        from a2a_migrate import cli_ci
+
+        done, target = _WORDS[self.run.direction]
+        target = "a hybrid card" if self.run.options.hybrid else target
+        would = f"would be {done} to {target}" if self.run.options.version_chain else "would change"
+        cli_ci.print_annotations(cli_ci.outcome_findings(outcome, _VERBOSITY[self.run.verbosity], would))
 
     def finish(self) -> int:
         run = self.run
@@ -418,22 +438,31 @@ def _summary(counts: Mapping[str, int], run: _Run) -> str:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              help="text: one line per card on stdout; json: one document for machines.")
 @input_options("detect")
-def detect(paths: Sequence[str], include: Sequence[str], exclude: Sequence[str], max_file_size: int) -> None:
+def detect(paths: Sequence[str], output_format: str, include: Sequence[str], exclude: Sequence[str],
+           max_file_size: int) -> None:
     """Print each card's protocol version, judged by its shape.
 
     One line per card: PATH: VERSION, where VERSION is 1.0, hybrid (1.0 with
     0.3 members), 0.3, 0.2, 0.1 or unknown. PATH is a card file, a folder
-    (searched for cards, as upgrade does) or - (stdin).
+    (searched for cards, as upgrade does) or - (stdin). With --format json,
+    one document instead: {"cards": [{"path": PATH, "version": VERSION}, ...]}.
     """
     from a2a_migrate.versions import detect_version
 
     inputs = Inputs(paths, include, exclude, max_file_size)
     versions: Counter[str] = Counter()
+    cards = []
     for card in inputs:
         version = detect_version(card.document.original) if card.document else ""
         versions[version] += 1
-        click.echo(f"{card.name}: {version}")
+        cards.append({"path": card.name, "version": version})
+        if output_format == "text":
+            click.echo(f"{card.name}: {version}")
+    if output_format == "json":
+        click.echo(json.dumps({"cards": cards}, indent=2, ensure_ascii=False))
     inputs.empty()
     detected = sum(versions.values())
     parts = [f"{detected} {'card' if detected == 1 else 'cards'} detected"]
@@ -446,8 +475,9 @@ def detect(paths: Sequence[str], include: Sequence[str], exclude: Sequence[str],
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--version", "version", type=click.Choice(["0.3", "1.0"]), default=None,
               help="Validate against this version instead of the one the card has by shape.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              help="text: one line per finding on stdout; json: one document for machines.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]), default="text",
+              help="text: one line per finding on stdout; json: one document for machines; github: GitHub Actions "
+                   "annotations; sarif: a SARIF 2.1.0 log (code scanning).")
 @click.option("--strict", is_flag=True, help="Warnings make a card invalid too.")
 @input_options("validate")
 def validate_command(paths: Sequence[str], version: str | None, output_format: str, strict: bool,
@@ -464,6 +494,14 @@ def validate_command(paths: Sequence[str], version: str | None, output_format: s
     invalid = sum(not result["valid"] for result in results)
     if output_format == "json":
         click.echo(json.dumps({"cards": results}, indent=2, ensure_ascii=False))
+    elif output_format in ("github", "sarif"):  # issue 14: CI formats (a2a_migrate/cli_ci.py)
+        from a2a_migrate import cli_ci
+
+        findings = cli_ci.validation_findings(results)
+        if output_format == "github":
+            cli_ci.print_annotations(findings)
+        else:
+            cli_ci.print_sarif(findings, __version__)
     empty = inputs.empty()
     click.echo(inputs.summary(f"{len(results) - invalid} valid", f"{invalid} invalid"), err=True)
     sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_CHECK if invalid else EXIT_OK)

@@ -149,8 +149,9 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
               metavar="SECONDS", help="Time limit for fetching one jku, all of it.")
 @click.option("--jku-max-bytes", type=click.IntRange(min=1), default=JKU_MAX_BYTES, show_default=True,
               metavar="N", help="Size limit of a fetched JWK Set.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              help="text: one line per signature on stdout; json: one document for machines.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
+              help="text: one line per signature on stdout; json: one document for machines; github: GitHub Actions "
+                   "annotations of what failed.")
 @input_options("verify")
 def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: Sequence[str], fetch_jku: bool,
                    jku_timeout: float, jku_max_bytes: int, output_format: str, include: Sequence[str],
@@ -189,6 +190,10 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
             _print_checks(name, card, checks)
     if output_format == "json":
         click.echo(json.dumps({"cards": cards}, indent=2, ensure_ascii=False))
+    elif output_format == "github":  # issue 14: CI formats (a2a_migrate/cli_ci.py)
+        from a2a_migrate import cli_ci
+
+        cli_ci.print_annotations(cli_ci.signature_findings(cards))
     empty = inputs.empty()
     click.echo(inputs.summary(f"{len(cards) - unverified} verified", f"{unverified} not verified"), err=True)
     sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_FAILED if unverified else EXIT_OK)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMAND_LINE = {"cli", "cli_inputs", "cli_jsonl", "cli_review", "cli_signing", "cli_transforms", "__main__"}
+COMMAND_LINE = {"cli", "cli_ci", "cli_inputs", "cli_jsonl", "cli_review", "cli_signing", "cli_transforms", "__main__"}
 LIBRARY = sorted([*ROOT.glob("a2a_migrate/*.py"), *ROOT.glob("transforms/*.py")])
 
 

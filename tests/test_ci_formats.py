@@ -150,3 +150,10 @@ def test_unreadable_input_is_one_line_with_any_format(tmp_path: Path, command: s
     result = invoke(command, "--format", fmt, tmp_path / "missing.json")
     assert result.exit_code == 123 and "Traceback" not in result.output
     assert any("missing.json" in line and "error" in line for line in result.stderr.splitlines())
+
+
+def test_stdin_annotations_name_no_file() -> None:
+    card = (GOLDEN / "endpoints-additional-repeats-primary.0.3.json").read_text("utf-8")
+    result = CliRunner().invoke(cli.main, ["upgrade", "--check", "--format", "github", "-"], input=card)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == ["::error title=[check]::would be upgraded to 1.0"]

@@ -24,6 +24,11 @@ SCHEME_WRAPPERS = {
     "mutualTLS": "mtlsSecurityScheme",
 }
 WRAPPER_TYPES = {wrapper: type_ for type_, wrapper in SCHEME_WRAPPERS.items()}
+#: Scheme type words (lower case) that real cards use, and the 0.3 ``type`` each means.
+SCHEME_TYPE_WORDS = {type_.lower(): type_ for type_ in SCHEME_WRAPPERS}
+SCHEME_TYPE_WORDS.update({"api_key": "apiKey", "api-key": "apiKey", "x-api-key": "apiKey", "oauth": "oauth2",
+                          "oauth2.0": "oauth2", "oidc": "openIdConnect", "openid": "openIdConnect",
+                          "mtls": "mutualTLS", "mutual_tls": "mutualTLS"})
 #: Scheme words (lower case) that real cards use for HTTP authentication, and the scheme they mean.
 HTTP_WORDS = {"bearer": "Bearer", "bearer_token": "Bearer", "bearer-token": "Bearer", "jwt": "Bearer", "basic": "Basic"}
 #: Scheme words (lower case) that mean "no authentication": 1.0 says it by requiring nothing.

@@ -38,8 +38,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a_migrate.cardtree import FLOW_NAMES, HTTP_WORDS, NO_AUTH_WORDS, SCHEME_WRAPPERS
-from a2a_migrate.context import Note, Options
+from a2a_migrate.cardtree import FLOW_NAMES, HTTP_WORDS, NO_AUTH_WORDS, SCHEME_TYPE_WORDS, SCHEME_WRAPPERS
+from a2a_migrate.context import Note, Options, stated
 from a2a_migrate.io import TIMESTAMP
 from a2a_migrate.pointer import join
 from a2a_migrate.versions import major_minor
@@ -135,7 +135,7 @@ def _walk(value: Any, path: list[Any], name: str, visit: Visit) -> None:
                 visit(path, name, key, True)
             if isinstance(item, (dict, list)):
                 _walk(item, path, str(key), visit)
-            elif _stated(item):
+            elif stated(item):
                 visit(path, str(key), item, False)
             path.pop()
     elif isinstance(value, list):
@@ -143,7 +143,7 @@ def _walk(value: Any, path: list[Any], name: str, visit: Visit) -> None:
             path.append(index)
             if isinstance(item, (dict, list)):
                 _walk(item, path, name, visit)
-            elif _stated(item):
+            elif stated(item):
                 visit(path, name, item, False)
             path.pop()
 
@@ -160,12 +160,6 @@ def _names_are_data(mapping: Mapping[str, Any], path: list[Any], name: str) -> b
 def _in_requirement(path: list[Any]) -> bool:
     """``/security/0`` or ``/skills/2/securityRequirements/1``: a requirement object."""
     return len(path) >= 2 and path[-2] in _REQUIREMENT_LISTS and isinstance(path[-1], int)
-
-
-def _stated(value: Any) -> bool:
-    """False for proto3 defaults: they say what absence says."""
-    return value is not None and value is not False and value != "" and not (
-        isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
 
 
 def _excused(pointer: str, excused: Sequence[str]) -> bool:
@@ -250,7 +244,7 @@ _SCHEME_WORD_MEMBERS = frozenset({"type", "schemes", "methods"})
 
 def rewrites(name: str, value: str) -> Iterator[str]:
     """The documented forms a migration may write a stated string in."""
-    bindings, media_words, scheme_types, payment_words, payment_uri = _rewrite_tables()
+    bindings, media_words, payment_words, payment_uri = _rewrite_tables()
     version = major_minor(value)
     if version is not None:
         yield version
@@ -262,7 +256,7 @@ def rewrites(name: str, value: str) -> Iterator[str]:
     if lowered in media_words:
         yield media_words[lowered]
     if name in _SCHEME_WORD_MEMBERS:
-        scheme_type = scheme_types.get(lowered)
+        scheme_type = SCHEME_TYPE_WORDS.get(lowered)
         if scheme_type is not None:
             yield SCHEME_WRAPPERS[scheme_type]
         if lowered in HTTP_WORDS:
@@ -273,13 +267,12 @@ def rewrites(name: str, value: str) -> Iterator[str]:
 
 
 @functools.cache
-def _rewrite_tables() -> tuple[Callable[[Any], str | None], Mapping[str, str], Mapping[str, str], frozenset[str], str]:
+def _rewrite_tables() -> tuple[Callable[[Any], str | None], Mapping[str, str], frozenset[str], str]:
     """The tables live with the transforms that apply them; read once, on first need."""
     from a2a_migrate import bindings
-    from a2a_migrate.transforms import legacy_authentication, media_types, security_schemes
+    from a2a_migrate.transforms import legacy_authentication, media_types
 
-    return (bindings.canonical, media_types.WORDS, security_schemes.TYPES, legacy_authentication.PAYMENT_WORDS,
-            legacy_authentication.X402_URI)
+    return bindings.canonical, media_types.WORDS, legacy_authentication.PAYMENT_WORDS, legacy_authentication.X402_URI
 
 
 def _means_no_authentication(name: str, value: str, is_name: bool) -> bool:

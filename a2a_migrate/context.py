@@ -22,6 +22,16 @@ def show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def stated(value: Any) -> bool:
+    """Whether a value says anything: ``null``, ``false``, ``""``, ``0`` and empty containers are
+    proto3 defaults, which say what the member's absence says (1.0 writers omit them)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    return value is not None and value != "" and value != [] and value != {}
+
+
 @dataclass(frozen=True)
 class Note:
     """One thing a transform did or found, at a JSON pointer into the card.

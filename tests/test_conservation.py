@@ -163,3 +163,12 @@ def test_the_api_says_plainly_when_it_is_given_no_card_object(card: Any) -> None
     for migrate in (upgrade, downgrade):
         with pytest.raises(TypeError, match="a card is a JSON object"):
             migrate(card)
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    (None, False), (False, False), ("", False), (0, False), (0.0, False), ([], False), ({}, False),
+    (True, True), ("no", True), (7, True), (-1.5, True), (["a"], True), ({"a": None}, True)])
+def test_stated_is_the_one_test_of_a_value_saying_something(value: Any, says: bool) -> None:
+    from a2a_migrate.context import stated
+
+    assert stated(value) is says

@@ -68,3 +68,10 @@ def test_hybrid_leftovers_fold_into_the_wrapper_or_are_reported() -> None:
     out, notes = run(security_schemes, {"securitySchemes": {"k": disagreeing}})
     assert out == {"securitySchemes": {"k": {"apiKeySecurityScheme": {"location": "header", "name": "X-New"}}}}
     assert brief(notes) == [("info", "/securitySchemes/k/type"), ("lossy", "/securitySchemes/k/in"), ("lossy", "/securitySchemes/k/name")]
+
+
+def test_scheme_type_words_are_one_table_for_0_3_and_v0_1_cards() -> None:
+    # x-api-key is read as apiKey here as it is in a v0.1 authentication object (cardtree.SCHEME_TYPE_WORDS)
+    out, notes = run(security_schemes, {"securitySchemes": {"k": {"type": "X-API-Key", "in": "header", "name": "K"}}})
+    assert out == {"securitySchemes": {"k": {"apiKeySecurityScheme": {"location": "header", "name": "K"}}}}
+    assert ("assumed", "/securitySchemes/k/type") in brief(notes)

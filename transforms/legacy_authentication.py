@@ -33,15 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.cardtree import HTTP_WORDS, NO_AUTH_WORDS
-from a2a_migrate.context import Context, show
+from a2a_migrate.cardtree import HTTP_WORDS, NO_AUTH_WORDS, SCHEME_TYPE_WORDS
+from a2a_migrate.context import Context, show, stated
 from a2a_migrate.pointer import join
 
 #: The x402 payments extension (google-agentic-commerce/a2a-x402, spec v0.2, section 2).
 X402_URI = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2"
 PAYMENT_WORDS = frozenset({"x402"})
-_API_KEY_WORDS = frozenset({"apikey", "api_key", "api-key", "x-api-key"})
-_OAUTH_WORDS = frozenset({"oauth2", "oauth", "oauth2.0"})
 #: Names the list of schemes goes by.
 _LIST_MEMBERS = ("schemes", "methods")
 #: Members of the authentication object that this transform reads itself.
@@ -77,7 +75,7 @@ def _drop_rest(entry: Any, kept: set[str], pointer: str, why: str, ctx: Context)
     if not isinstance(entry, Mapping):
         return
     for key, value in entry.items():
-        if key not in kept and value not in (None, "", [], {}, False):
+        if key not in kept and stated(value):
             ctx.note(join(pointer, key), "lossy", f"{key} {show(value)} dropped: {why}")
 
 
@@ -140,9 +138,10 @@ def _scheme(entry: Any, word: str, pointer: str, ctx: Context) -> tuple[str, dic
     lowered = word.strip().lower()
     if lowered in HTTP_WORDS:
         return HTTP_WORDS[lowered].lower(), _http(entry, lowered, pointer, ctx)
-    if lowered in _API_KEY_WORDS:
+    kind = SCHEME_TYPE_WORDS.get(lowered)
+    if kind == "apiKey":
         return "apiKey", _api_key(entry, pointer, ctx)
-    if lowered in _OAUTH_WORDS:
+    if kind == "oauth2":
         oauth = _oauth2(entry, pointer, ctx)
         return ("oauth2", oauth) if oauth is not None else None
     return None

@@ -18,13 +18,10 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit, requirements
-from a2a_migrate.cardtree import HTTP_WORDS, NO_AUTH_WORDS, SCHEME_WRAPPERS, WRAPPER_TYPES
-from a2a_migrate.context import Context, show
+from a2a_migrate.cardtree import HTTP_WORDS, NO_AUTH_WORDS, SCHEME_TYPE_WORDS, SCHEME_WRAPPERS, WRAPPER_TYPES
+from a2a_migrate.context import Context, show, stated
 from a2a_migrate.pointer import join
 
-TYPES = {type_.lower(): type_ for type_ in SCHEME_WRAPPERS}
-TYPES.update({"api_key": "apiKey", "api-key": "apiKey", "oauth": "oauth2", "oidc": "openIdConnect",
-               "openid": "openIdConnect", "mtls": "mutualTLS", "mutual_tls": "mutualTLS"})
 #: Members that a 0.3 scheme object has beside ``type``, renamed for 1.0.
 _RENAMED_UP = {"in": "location"}
 _RENAMED_DOWN = {"location": "in"}
@@ -42,7 +39,7 @@ def _wrap(scheme: Mapping[str, Any], pointer: str, ctx: Context) -> dict[str, An
         body.setdefault("scheme", HTTP_WORDS[word])
         ctx.note(join(pointer, "type"), "assumed", f"type {show(raw)} read as HTTP {HTTP_WORDS[word]} authentication")
         return edit.like(scheme, [(SCHEME_WRAPPERS["http"], body)])
-    type_ = TYPES.get(word)
+    type_ = SCHEME_TYPE_WORDS.get(word)
     if type_ is None:
         return None
     if type_ != raw:
@@ -64,7 +61,7 @@ def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None
         value, name = edit.remove(scheme, key), _RENAMED_UP.get(key, key)
         where = join(pointer, key)
         if key == "type":
-            same = TYPES.get(str(value).strip().lower()) == WRAPPER_TYPES[wrapper]
+            same = SCHEME_TYPE_WORDS.get(str(value).strip().lower()) == WRAPPER_TYPES[wrapper]
             ctx.note(where, "info" if same else "lossy", f"0.3 type {show(value)} dropped beside {wrapper}")
         elif name not in body and isinstance(body, MutableMapping):
             body[name] = value
@@ -80,7 +77,7 @@ def _remove_no_auth(card: Any, name: str, pointer: str, ctx: Context) -> None:
     requirements.rewrite(card, lambda schemes: [{k: v for k, v in schemes.items() if k != name}])
     ctx.note(pointer, "info", "this scheme means no authentication: removed, and requirements naming it need nothing")
     for key, value in scheme.items():
-        if key != "type" and value not in (None, "", [], {}, False):
+        if key != "type" and stated(value):
             ctx.note(join(pointer, key), "lossy", f"{key} {show(value)} dropped: "
                                                   "1.0 has no place to describe the absence of authentication")
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Context, show
+from a2a_migrate.context import Context, show, stated
 
 
 def up(card: Any, ctx: Context) -> None:
@@ -25,17 +25,12 @@ def up(card: Any, ctx: Context) -> None:
             ctx.note("/capabilities/stateTransitionHistory", "lossy",
                      "stateTransitionHistory true dropped: 1.0 removed it (it had no API) and cannot declare it")
         else:
-            ctx.note("/capabilities/stateTransitionHistory", "lossy" if _stated(value) else "info",
+            ctx.note("/capabilities/stateTransitionHistory", "lossy" if stated(value) else "info",
                      f"stateTransitionHistory {show(value)} dropped: 1.0 removed it, and not declaring it says the same")
 
 
 def down(card: Any, ctx: Context) -> None:
     """Nothing to restore: 1.0 cannot say it, and 0.3 treats it as optional."""
-
-
-def _stated(value: Any) -> bool:
-    """Anything but false or null says something (a string "yes", a number) that is now gone."""
-    return value is not False and value is not None
 
 
 # -- for ``a2a-migrate transforms state_transition_history`` (issue 13) --

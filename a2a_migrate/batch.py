@@ -18,7 +18,6 @@ from a2a_migrate.api import migrate_in_place
 from a2a_migrate.context import SEVERITIES, Note, Options, Severity
 from a2a_migrate.discover import parse_card
 from a2a_migrate.engine import Change, Direction
-from a2a_migrate.versions import detect_version
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -241,12 +240,3 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-def detect_file(path: str) -> tuple[str, str]:
-    """``(version, error)`` of one file: the version by shape, or why it could not be read."""
-    try:
-        document = io.read(Path(path)) if path != "-" else None
-    except io.CardError as error:
-        return "", str(error)
-    return (detect_version(document.original) if document else ""), ""

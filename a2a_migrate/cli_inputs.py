@@ -21,8 +21,6 @@ import click
 from a2a_migrate import discover, io
 
 F = TypeVar("F", bound=Callable[..., Any])
-# The exit code of an input that could not be processed (a2a_migrate.cli.EXIT_INPUT).
-EXIT_INPUT = 123
 _UNITS = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
 
 

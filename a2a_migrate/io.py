@@ -107,9 +107,9 @@ def parse(text: str, name: str = "-", format: Format | None = None) -> Document:
         try:
             data = _json_load(body)
         except _NotJson as error:
-            if format or named_format(name):
-                raise CardError(str(error)) from None
-            fmt, data = "yaml", _yaml_fallback(body, error)
+            if format or named_format(name) or not _unquoted_key(body):
+                raise CardError(str(error)) from None  # JSON with a mistake is not YAML that happens to parse
+            fmt, data = "yaml", _yaml_load(body, f"{error}; nor YAML: ")
     else:
         data = _yaml_load(body)
     original = json.loads(body) if fmt == "json" else _plain_yaml(data)
@@ -169,16 +169,14 @@ def _json_load(body: str) -> Any:
         raise CardError(str(limits.long_number_error(body))) from None
 
 
-def _yaml_fallback(body: str, json_error: CardError) -> Any:
-    """YAML for text that looked like JSON but is not; the JSON error if it is neither."""
-    from a2a_migrate import yamltext
+_JSON_STRING = re.compile(limits.JSON_STRING, re.DOTALL)
+_UNQUOTED_KEY = re.compile(r"[{,]\s*[^\s\"'{}\[\],:#][^{}\[\],:]*:")
 
-    try:
-        return yamltext.load(body)
-    except yamltext.YamlError as error:
-        raise CardError(f"{json_error}; nor YAML: {error}") from None
-    except limits.LimitError as error:
-        raise CardError(str(error)) from None
+
+def _unquoted_key(body: str) -> bool:
+    """Whether text that opens like JSON has a key no JSON writer leaves unquoted (``{name: x}``):
+    flow-style YAML. Keys inside strings do not count."""
+    return bool(_UNQUOTED_KEY.search(_JSON_STRING.sub('""', body)))
 
 
 def _plain_yaml(data: Any) -> Any:
@@ -203,12 +201,15 @@ def _odd_key(root: Any) -> str:
     return "/"
 
 
-def _yaml_load(body: str) -> Any:
+def _yaml_load(body: str, prefix: str = "") -> Any:
+    """The YAML document, or a CardError (``prefix``: what was tried before, for stdin's JSON first)."""
     from a2a_migrate import yamltext  # only for YAML: JSON commands never load it
 
     try:
         return yamltext.load(body)
-    except (yamltext.YamlError, limits.LimitError) as error:
+    except yamltext.YamlError as error:
+        raise CardError(f"{prefix}{error}") from None
+    except limits.LimitError as error:
         raise CardError(str(error)) from None
 
 

@@ -43,7 +43,9 @@ MAX_ALIAS_NODES = 10_000
 #: JSON, read in C, has no such limit.
 MAX_YAML_NODES = 10_000
 
-_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+#: A JSON string token (the unrolled form: one alternation per string is what made it slow).
+JSON_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_JSON_TOKEN = re.compile(JSON_STRING + r"|[\[\]{}]", re.DOTALL)
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 #: YAML text as far as flow brackets go: quoted scalars and comments (which start only
@@ -198,7 +200,7 @@ def limited_composer(base: Any) -> Any:
             event = self.parser.peek_event()
             self.nodes += 1
             if self.nodes > MAX_YAML_NODES:
-                raise LimitError(f"{_mark(event.start_mark)}: more than {MAX_YAML_NODES} YAML nodes: too large a card")
+                raise LimitError(f"{mark_place(event.start_mark)}: more than {MAX_YAML_NODES} YAML nodes: too large a card")
             if isinstance(event, AliasEvent):
                 target = self.anchors.get(event.anchor)
                 if target is not None:
@@ -207,7 +209,7 @@ def limited_composer(base: Any) -> Any:
             if not isinstance(event, CollectionStartEvent):
                 return super().compose_node(parent, index)
             if self.containers >= MAX_DEPTH:
-                raise too_deep(_mark(event.start_mark))
+                raise too_deep(mark_place(event.start_mark))
             measure = self.anchored > 0 or event.anchor is not None
             self.containers += 1
             self.anchored += measure
@@ -223,19 +225,19 @@ def limited_composer(base: Any) -> Any:
         def compose_scalar_node(self, anchor: Any) -> Any:
             node = super().compose_scalar_node(anchor)
             if node.tag == _FLOAT_TAG and not _finite_yaml_float(node.value):
-                raise LimitError(f"{_mark(node.start_mark)}: {describe_number(node.value)}")
+                raise LimitError(f"{mark_place(node.start_mark)}: {describe_number(node.value)}")
             return node
 
         def _expand(self, target: Any, mark: Any) -> None:
             """Count what an alias adds; refuse cycles, depth and a blown budget."""
             if target.end_mark is None:  # still being composed: the alias is inside its anchor
-                raise LimitError(f"{_mark(mark)}: a YAML alias inside its own anchor (the card would be infinite)")
+                raise LimitError(f"{mark_place(mark)}: a YAML alias inside its own anchor (the card would be infinite)")
             size, height = self.measured.get(id(target), (1, 0))
             if self.containers + height > MAX_DEPTH:
-                raise too_deep(_mark(mark))
+                raise too_deep(mark_place(mark))
             self.alias_nodes += size
             if self.alias_nodes > MAX_ALIAS_NODES:
-                raise LimitError(f"{_mark(mark)}: YAML aliases expand to more than {MAX_ALIAS_NODES} nodes")
+                raise LimitError(f"{mark_place(mark)}: YAML aliases expand to more than {MAX_ALIAS_NODES} nodes")
 
         def _measure(self, node: Any) -> tuple[int, int]:
             """``(nodes, container height)`` of a composed collection, aliases expanded.
@@ -257,5 +259,6 @@ def _finite_yaml_float(value: str) -> bool:
         return value.lstrip("+-").lower() not in (".nan", ".inf")
 
 
-def _mark(mark: Any) -> str:
+def mark_place(mark: Any) -> str:
+    """``line L column C`` of a ruamel mark (0-based inside): the one spelling of a place in the text."""
     return f"line {mark.line + 1} column {mark.column + 1}"

@@ -139,7 +139,7 @@ def load(text: str) -> Any:
         return _yaml().load(frame(text).loadable)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
+        where = f"{limits.mark_place(mark)}: " if mark else ""
         raise YamlError(f"{where}not valid YAML: {error.problem or error.context}") from None
     except YAMLError as error:
         raise YamlError(f"not valid YAML: {error}") from None

@@ -241,3 +241,19 @@ def test_a_json_named_file_is_never_read_as_yaml() -> None:
 def test_a_url_is_not_taken_for_a_comment() -> None:
     assert "comments" not in refusal('{"url": "https://a.example.com" "name": 1}', "a.json")
     assert refusal('{"a": 1 // no\n}', "a.json").endswith("(JSON allows no comments)")
+
+
+def test_json_with_a_mistake_on_stdin_is_a_json_error_not_yaml() -> None:
+    # a trailing comma is valid flow YAML, but every key is quoted: the author wrote JSON
+    text = json.dumps(base_card())[:-1] + ", }\n"
+    for command in (["validate", "-"], ["upgrade", "-"]):
+        result = CliRunner().invoke(cli.main, command, input=text)
+        assert result.exit_code == 123, result.output
+        assert "not valid JSON: Expecting property name enclosed in double quotes" in result.stderr
+        assert "nor YAML" not in result.stderr and result.stdout == ""
+
+
+def test_a_key_like_text_inside_a_json_string_does_not_make_it_yaml() -> None:
+    card = base_card(description="first, second: third")
+    result = CliRunner().invoke(cli.main, ["detect", "-"], input=json.dumps(card)[:-1] + ",}")
+    assert result.exit_code == 123 and "nor YAML" not in result.stderr

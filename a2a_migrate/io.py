@@ -144,6 +144,23 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _COMMENT = re.compile(r"(?:^|[\s,\[{])//")
 
 
+def parse_value(text: str, name: str) -> Any:
+    """Any JSON value from JSON or YAML text (format by ``name`` as for cards), with the cards' limits.
+
+    For files that hold no card (recipes): a leading BOM is allowed, duplicate
+    members, non-JSON numbers, deep nesting and YAML alias bombs are refused as in
+    cards. YAML comes back as ruamel's values (dates and odd keys for the caller
+    to judge); raises :class:`CardError`.
+    """
+    body = text[1:] if text.startswith(BOM) else text
+    if guess_format(name, body) == "json":
+        try:
+            return _json_load(body)
+        except _NotJson as error:
+            raise CardError(str(error)) from None
+    return _yaml_load(body)
+
+
 class _NotJson(CardError):
     """Text that is no JSON at all (as opposed to JSON refused by a limit)."""
 

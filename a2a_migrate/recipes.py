@@ -659,10 +659,12 @@ class Recipe:
 
 def load(path: str) -> Recipe:
     """Read and check a recipe file; raises :class:`RecipeError`."""
+    from a2a_migrate import io
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise RecipeError(f"{path}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+        text = io.read_text(Path(path), io.MAX_CARD_BYTES)
+    except io.CardError as error:
+        raise RecipeError(f"{path}: {error}") from None
     return parse(text, path)
 
 
@@ -681,19 +683,24 @@ def parse(text: str, path: str) -> Recipe:
 
 def _data(text: str, path: str) -> Any:
     """The recipe as plain JSON data; raises :class:`RecipeError` naming what is not JSON."""
-    data = _parsed(text, path)
+    from a2a_migrate import io  # the cards' reader: the same limits, duplicate members refused
+
+    try:
+        data = io.parse_value(text, path)
+    except io.CardError as error:
+        raise RecipeError(f"{path}: {error}") from None
     where = _not_json(data, "")
     if where is not None:
         raise RecipeError(f"{path}: {where or '/'}: not a JSON value (a YAML date, a non-string key, NaN, ...): "
                           "quote it")
-    return data
+    return io.to_plain(data)
 
 
 def _not_json(value: Any, where: str) -> str | None:
     """The pointer (in the recipe) of the first value a card could not hold, or None."""
     if isinstance(value, dict):
         for key, item in value.items():
-            found = where + "/" + str(key) if not isinstance(key, str) else _not_json(item, jp.join(where, key))
+            found = jp.join(where, str(key)) if not isinstance(key, str) else _not_json(item, jp.join(where, key))
             if found is not None:
                 return found
         return None
@@ -703,24 +710,6 @@ def _not_json(value: Any, where: str) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return where
     return None if value is None or isinstance(value, (str, int, float, bool)) else where
-
-
-def _parsed(text: str, path: str) -> Any:
-    """The recipe as data; ruamel only for YAML."""
-    if path.endswith(".json"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecipeError(f"{path}: line {error.lineno} column {error.colno}: not valid JSON: {error.msg}") from None
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        return YAML(typ="safe", pure=True).load(text)
-    except YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark is not None else ""
-        raise RecipeError(f"{path}: {where}not valid YAML: {getattr(error, 'problem', None) or error}") from None
 
 
 def _build(entry: Any, number: int, path: str) -> Step:

@@ -213,13 +213,34 @@ def test_yaml_mistakes_name_the_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text, where", [
     ("- step: set\n  pointer: /released\n  value: 2024-01-01\n", "/0/value"),
     ("- step: merge\n  pointer: /capabilities\n  value: {1: true}\n", "/0/value/1"),
-    ("- step: set\n  pointer: /x\n  value: .nan\n", "/0/value"),
-], ids=["yaml-date", "number-key", "nan"])
+], ids=["yaml-date", "number-key"])
 def test_values_no_card_can_hold_are_refused(tmp_path: Path, text: str, where: str) -> None:
     path = tmp_path / "values.yaml"
     path.write_text(text, "utf-8")
     with pytest.raises(recipes.RecipeError, match=f"values.yaml: {where}: not a JSON value"):
         recipes.load(str(path))
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("values.yaml", "- step: set\n  pointer: /x\n  value: .nan\n", "values.yaml: line 3 column 10: .nan is not a JSON number"),
+    ("twice.json", '[{"step": "set_icon_url", "url": "https://one", "url": "https://two"}]',
+     "twice.json: duplicate member 'url'"),
+    ("bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6)) + "steps: []\n",
+     "bomb.yaml: line 4 column 36: YAML aliases expand to more than 10000 nodes"),
+], ids=["nan", "duplicate-member", "alias-bomb"])
+def test_recipes_are_read_with_the_cards_limits(tmp_path: Path, name: str, text: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    with pytest.raises(recipes.RecipeError) as refused:
+        recipes.load(str(path))
+    assert str(refused.value).startswith(f"{path.parent}/{message}")
+
+
+def test_a_json_recipe_may_start_with_a_bom(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_text("\ufeff" + '[{"step": "set_icon_url", "url": "https://icons.example/a.png"}]', "utf-8")
+    assert [step.KIND for step in recipes.load(str(path)).steps] == ["set_icon_url"]
 
 
 def test_the_cli_refuses_a_bad_recipe_as_a_usage_error(tmp_path: Path) -> None:
@@ -233,7 +254,7 @@ def test_the_cli_refuses_a_bad_recipe_as_a_usage_error(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
     assert json.loads(card.read_text("utf-8")) == CARD_03  # nothing was written
     missing = invoke("transform", "--recipe", str(tmp_path / "none.yaml"), str(card))
-    assert missing.exit_code == 2 and "none.yaml: cannot be read" in missing.output
+    assert missing.exit_code == 2 and "none.yaml: cannot read: No such file or directory" in missing.output
 
 
 # -- the command line ----------------------------------------------------------------------------

@@ -20,6 +20,12 @@ _ALIASES = {
 _BY_ALIAS = {alias: binding for binding, aliases in _ALIASES.items() for alias in aliases}
 
 
+def spelled(value: Any) -> Any:
+    """The binding a value names: the core binding its spelling means, else the value as written
+    (a custom binding such as ``KAFKA`` is still a binding)."""
+    return canonical(value) or value
+
+
 def canonical(value: Any) -> str | None:
     """The core binding a spelling means (``"json-rpc"`` -> ``"JSONRPC"``), or None."""
     if not isinstance(value, str):

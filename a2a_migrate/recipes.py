@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 from a2a_migrate import bindings, edit
 from a2a_migrate import pointer as jp
 from a2a_migrate.context import Context, show
+from a2a_migrate.patching import json_equal
 from a2a_migrate.versions import major_minor
 
 
@@ -88,7 +89,9 @@ def _mapping(value: Any) -> dict[str, Any]:
 def _version(value: Any) -> str:
     version = major_minor(value) if isinstance(value, str) else None
     if version is None:
-        raise TypeError(f"{show(value)} is not a protocol version such as 0.3 or 1.0")
+        # a YAML number would read 1.10 as 1.1: versions are written as strings
+        quote = ' (quote it: "1.0")' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+        raise TypeError(f"{show(value)} is not a protocol version such as \"0.3\" or \"1.0\"{quote}")
     return version
 
 
@@ -198,9 +201,9 @@ def interfaces(card: Any) -> Iterator[tuple[str, Any, str | None]]:
         listed = card.get(member)
         for index, interface in enumerate(listed if isinstance(listed, list) else []):
             if isinstance(interface, Mapping) and isinstance(interface.get("url"), str):
-                yield jp.join("", member, index), interface, bindings.canonical(interface.get(binding_key)) or interface.get(binding_key)
+                yield jp.join("", member, index), interface, bindings.spelled(interface.get(binding_key))
     if isinstance(card.get("url"), str):
-        yield "", card, bindings.canonical(card.get("preferredTransport", bindings.JSONRPC))
+        yield "", card, bindings.spelled(card.get("preferredTransport", bindings.JSONRPC))
 
 
 def _matches(rule: Mapping[str, Any], interface: Mapping[str, Any], binding: str | None) -> bool:
@@ -356,8 +359,7 @@ class RemoveInterfaces(Step):
 
 
 def _listed_interfaces(listed: list[Any]) -> list[tuple[int, Any, str | None]]:
-    return [(index, item if isinstance(item, Mapping) else {}, bindings.canonical(item.get("protocolBinding"))
-             or item.get("protocolBinding") if isinstance(item, Mapping) else None)
+    return [(index, item, bindings.spelled(item.get("protocolBinding"))) if isinstance(item, Mapping) else (index, {}, None)
             for index, item in enumerate(listed)]
 
 
@@ -425,7 +427,7 @@ def _has(container: Any, key: Any) -> bool:
 
 def _put(container: Any, key: Any, where: str, value: Any, ctx: Context) -> None:
     """Set one member (or element) to ``value``: info where it was absent, lossy where it replaces a value."""
-    if _has(container, key) and container[key] == value:
+    if _has(container, key) and json_equal(container[key], value):  # true is no 1 in a card
         return
     old = container[key] if _has(container, key) else None
     _assign(container, key, copy.deepcopy(value))  # each card gets its own copy of the recipe's value
@@ -551,7 +553,7 @@ def _skill_matches(rule: Mapping[str, Any], skill: Any) -> bool:
     value = jp.resolve(skill, where["pointer"])
     if "exists" in where:
         return (value is not jp.MISSING) == where["exists"]
-    return value is not jp.MISSING and value == where["equals"]
+    return value is not jp.MISSING and json_equal(value, where["equals"])
 
 
 # - card members

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from a2a_migrate import bindings
 from a2a_migrate import pointer as jp
 
 Kind = Literal["moved", "changed", "added", "removed"]
@@ -124,7 +125,7 @@ def identity(array: str, member: Any) -> tuple[Any, ...] | None:
     name = _camel((array,))[0]
     fields = {_camel((str(key),))[0]: value for key, value in member.items()}
     if name in ("additionalInterfaces", "supportedInterfaces") and isinstance(fields.get("url"), str):
-        return ("interface", fields["url"], fields.get("protocolBinding", fields.get("transport")))
+        return ("interface", fields["url"], bindings.spelled(fields.get("protocolBinding", fields.get("transport"))))
     if name == "skills" and isinstance(fields.get("id"), str):
         return ("skill", fields["id"])
     schemes = fields.get("schemes") if name == "securityRequirements" else member if name == "security" else None
@@ -149,7 +150,7 @@ def _identities(document: Any, tokens: Tokens) -> tuple[Any, ...]:
     if not chain and len(tokens) == 1 and _camel(tokens)[0] in _PRIMARY and isinstance(document, dict):
         fields = {_camel((str(key),))[0]: item for key, item in document.items()}
         if isinstance(fields.get("url"), str):
-            chain.append(("interface", fields["url"], fields.get("preferredTransport") or "JSONRPC"))
+            chain.append(("interface", fields["url"], bindings.spelled(fields.get("preferredTransport") or bindings.JSONRPC)))
     return tuple(chain)
 
 

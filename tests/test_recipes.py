@@ -118,6 +118,36 @@ def test_a_step_that_drops_a_value_silently_is_caught_by_the_conservation_check(
         ("conservation", "/provider/organization"), ("conservation", "/provider/url")}
 
 
+def _run_recipe(card: dict[str, Any], recipe: str) -> Any:
+    return migrate_in_place(card, "up", Options(version_chain=False, recipes=(recipes.parse(recipe, "r.json"),)))
+
+
+def test_values_compare_as_json_values_true_is_no_1() -> None:
+    card = json.loads(read(FOLDER / "base.in.json"))
+    card["capabilities"] = {"streaming": True}
+    result = _run_recipe(card, '[{"step": "set", "pointer": "/capabilities/streaming", "value": 1}]')
+    assert result.card["capabilities"]["streaming"] == 1 and type(result.card["capabilities"]["streaming"]) is int
+    assert [(n.severity, n.pointer) for n in result.notes if n.transform.startswith("recipe")] == [
+        ("lossy", "/capabilities/streaming")]
+    card = json.loads(read(FOLDER / "base.in.json"))
+    card["skills"][0]["x"] = True
+    kept = _run_recipe(card, '[{"step": "skills", "drop": {"where": {"pointer": "/x", "equals": 1}}}]')
+    assert len(kept.card["skills"]) == len(card["skills"])
+
+
+def test_the_cards_own_url_keeps_a_custom_binding_for_rewrites() -> None:
+    card = {**CARD_03, "preferredTransport": "KAFKA"}
+    recipe = recipes.parse('[{"step": "rewrite_urls", "prefix": "%s", "to": "https://gw.example", "binding": "KAFKA"}]'
+                           % CARD_03["url"], "r.json")
+    result = migrate_in_place(json.loads(json.dumps(card)), "down", Options(version_chain=False, recipes=(recipe,)))
+    assert result.card["url"].startswith("https://gw.example"), result.notes
+
+
+def test_a_version_written_as_a_yaml_number_is_refused_with_the_cure() -> None:
+    with pytest.raises(recipes.RecipeError, match=r'1.0 is not a protocol version such as "0.3" or "1.0" \(quote it'):
+        recipes.parse("- step: pin_protocol_version\n  version: 1.0\n", "pin.yaml")
+
+
 def test_a_rewrite_that_would_rewrite_its_own_result_is_refused() -> None:
     step = recipes.parse('[{"step": "rewrite_urls", "prefix": "https://a.example", "to": "https://a.example/v2"}]',
                          "loop.json")

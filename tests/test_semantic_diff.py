@@ -177,6 +177,16 @@ def test_interfaces_pair_by_url_and_binding_when_the_primary_is_repeated(tmp_pat
     assert "removed" not in result.output and " -> \"https://" not in result.output
 
 
+def test_interfaces_pair_by_the_binding_they_mean_however_it_is_spelled() -> None:
+    card = json.loads(json.dumps(REPEATED_PRIMARY))
+    card["additionalInterfaces"][0]["transport"] = "jsonrpc"  # the primary repeated, in another spelling
+    new = io.parse(migrate_text(json.dumps(card), "rep.json", Job("up", Options())).new_text, "rep.json").original
+    differences = compare(card, new)
+    assert not [d for d in differences if d.kind == "removed" and d.path.endswith("/url")], differences
+    assert {d.source: d.path for d in differences if d.kind == "moved"}["/additionalInterfaces/0/url"] == (
+        "/supportedInterfaces/0/url")
+
+
 def test_skills_pair_by_id_not_by_position() -> None:
     old = {"skills": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}, {"id": "c", "name": "C"}]}
     new = {"skills": [{"id": "c", "name": "C2"}, {"id": "b", "name": "B"}]}

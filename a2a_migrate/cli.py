@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import click
 
 from a2a_migrate import __version__, discover, io
-from a2a_migrate.cli_inputs import Inputs, input_options, no_cards_found, summary_line
+from a2a_migrate.cli_inputs import Inputs, input_options, is_stdout, no_cards_found, summary_line, verbosity
 from a2a_migrate.context import SEVERITIES, Note, Options, Severity
 from a2a_migrate.progress import Progress
 
@@ -201,7 +201,7 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
     options = cli_transforms.checked(options)  # issue 13: a chain that cannot run is a usage error
     run = _Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
                options,
-               include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0), max_file_size,
+               include, exclude, jobs or default_jobs(), verbosity(quiet, verbose), max_file_size,
                output_format)
     if jsonl:  # issue 12: JSONL streams (a2a_migrate/cli_jsonl.py)
         from a2a_migrate.cli_jsonl import execute_jsonl
@@ -251,13 +251,9 @@ def _refuse_shared_stdout(run: _Run) -> None:
     if stdin and run.output_dir is not None:
         raise click.UsageError("-o writes files: the card read from stdin (-) is written to stdout; "
                                "name card files, or leave out -o")
-    if _is_stdout(run.report_file) and (run.show_diff or run.show_patch or (stdin and run.writes)):
+    if is_stdout(run.report_file) and (run.show_diff or run.show_patch or (stdin and run.writes)):
         shown = "--diff" if run.show_diff else "--patch" if run.show_patch else "the card read from stdin (-)"
         raise click.UsageError(f"--report - and {shown} would both go to stdout; give --report a FILE")
-
-
-def _is_stdout(path: Path | None) -> bool:
-    return path is not None and str(path) == "-"
 
 
 def _clashes(files: list[tuple[str, bool]], roots: dict[str, str], output_dir: Path) -> dict[str, str]:
@@ -413,7 +409,7 @@ def _write_report(run: _Run, outcomes: list[Outcome]) -> bool:
     } for outcome in outcomes]
     report = {"tool": "a2a-migrate", "version": __version__, "direction": run.direction, "cards": cards}
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-    if _is_stdout(run.report_file):  # nothing else goes to stdout then: _refuse_shared_stdout
+    if is_stdout(run.report_file):  # nothing else goes to stdout then: _refuse_shared_stdout
         sys.stdout.write(text)
         return True
     try:

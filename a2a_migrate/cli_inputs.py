@@ -24,6 +24,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 _UNITS = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
 
 
+def verbosity(quiet: bool, verbose: bool) -> int:
+    """-1 for ``-q`` (errors only), 1 for ``-v`` (every note), 0 otherwise."""
+    return -1 if quiet else (1 if verbose else 0)
+
+
+def is_stdout(path: Any) -> bool:
+    """Whether a file option names stdout (``-``)."""
+    return path is not None and str(path) == "-"
+
+
 class ByteSize(click.ParamType):
     """A size in bytes: ``1048576``, ``512k``, ``10M``, ``10MiB``, ``1GB`` (units are powers of 1024)."""
 

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, IO
 
 import click
 
+from a2a_migrate.cli_inputs import is_stdout
+
 if TYPE_CHECKING:
     from a2a_migrate.batch import Job
     from a2a_migrate.cli import _Run, _Tally
@@ -50,7 +52,7 @@ def _refuse(run: _Run) -> None:
         if given:
             raise click.UsageError(f"--jsonl reads the named streams and writes the results to stdout; "
                                    f"{option} cannot be used with it")
-    if run.report_file is not None and str(run.report_file) == "-" and not run.check:
+    if is_stdout(run.report_file) and not run.check:
         raise click.UsageError("--report - and the --jsonl results would both go to stdout; give --report a FILE")
 
 
@@ -88,7 +90,7 @@ def _report_stream(report_file: Path | None, exit_code: int) -> Iterator[IO[str]
     if report_file is None:
         yield None
         return
-    if str(report_file) == "-":
+    if is_stdout(report_file):
         yield sys.stdout
         return
     try:

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from a2a_migrate.cli_inputs import input_options, no_cards_found, summary_line
+from a2a_migrate.cli_inputs import input_options, no_cards_found, summary_line, verbosity
 from a2a_migrate.cli_transforms import chain_options, checked
 
 
@@ -25,10 +25,6 @@ def _interface_version(ctx: click.Context, param: click.Parameter, value: str | 
     from a2a_migrate.cli import _protocol_version
 
     return _protocol_version(ctx, param, value)
-
-
-def _verbosity(quiet: bool, verbose: bool) -> int:
-    return -1 if quiet else (1 if verbose else 0)
 
 
 # -- plan ---------------------------------------------------------------------------------
@@ -80,7 +76,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
         raise click.UsageError("plan needs card files: a card read from stdin could not be applied later")
     direction: Direction = "up" if target == "1.0" else "down"
     settings = checked(Options(**options))  # issue 13: a chain that cannot run is a usage error
-    verbosity = _verbosity(quiet, verbose)
+    level = verbosity(quiet, verbose)
     found, problems = discover.expand(paths, include, exclude)
     outcomes = [Outcome(problem.path, "failed", error=problem.reason) for problem in problems]
     files = [(str(item.path), item.sniff) for item in found]
@@ -88,10 +84,10 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     outcomes += run_batch(files, job, jobs or default_jobs())
     for outcome in outcomes:
         if outcome.status != "skipped":
-            cli._print_messages(outcome, verbosity)
+            cli._print_messages(outcome, level)
     args = {str(item.path): item.arg for item in reversed(found)}  # the first PATH that named each file
     yielded = {problem.arg for problem in problems} | {args.get(o.name, o.name) for o in outcomes if o.status != "skipped"}
-    no_cards_found(paths, yielded, quiet=verbosity < 0)
+    no_cards_found(paths, yielded, quiet=level < 0)
     the_plan = plan.build(outcomes, direction, settings)
     text = plan.dumps(the_plan) if output_format == "json" else review_markdown.render(the_plan)
     if output is None or str(output) == "-":
@@ -102,7 +98,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
         except io.CardError as error:
             click.echo(f"{output}: error: {error}", err=True)
             sys.exit(cli.EXIT_INPUT)
-    if verbosity >= 0:
+    if level >= 0:
         skipped = sum(outcome.status == "skipped" for outcome in outcomes)
         click.echo(_plan_summary(the_plan, output, skipped), err=True)
     sys.exit(cli.EXIT_INPUT if any(card.status == "failed" for card in the_plan.cards) else cli.EXIT_OK)
@@ -161,15 +157,15 @@ def apply_command(args: Sequence[str], patch_file: Path | None, force: bool, qui
             for note in outcome.notes:
                 if note.message.startswith("left out"):
                     left_out[note.transform] = left_out.get(note.transform, 0) + 1
-    verbosity = _verbosity(quiet, verbose)
+    level = verbosity(quiet, verbose)
     for outcome in outcomes:
         apply.write(outcome)
         if outcome.status == "skipped":
-            if verbosity >= 0:
+            if level >= 0:
                 click.echo(f"{outcome.name}: skipped: {outcome.error}", err=True)
         else:
-            cli._print_messages(outcome, verbosity)
-    if verbosity >= 0:
+            cli._print_messages(outcome, level)
+    if level >= 0:
         click.echo(_apply_summary(outcomes, left_out), err=True)
     sys.exit(cli.EXIT_INPUT if any(outcome.status == "failed" for outcome in outcomes) else cli.EXIT_OK)
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from a2a_migrate.cli_inputs import input_options
+from a2a_migrate.cli_inputs import input_options, verbosity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -107,8 +107,8 @@ def transform_command(paths: Sequence[str], recipes: tuple[Any, ...], plugins: t
 
     options = checked(Options(recipes=recipes, plugins=plugins, version_chain=False, validate_output=validate_output,
                               keep_signatures=keep_signatures))
-    run = cli._Run("up", paths, output_dir, check, show_diff, show_patch, report_file, "lossy" if strict else None,
-                   options, include, exclude, jobs or default_jobs(), -1 if quiet else (1 if verbose else 0),
+    run = cli._Run("up", paths, output_dir, check, show_diff, show_patch, report_file, cli.least_failing(strict, None),
+                   options, include, exclude, jobs or default_jobs(), verbosity(quiet, verbose),
                    max_file_size)
     sys.exit(cli._execute(run))
 

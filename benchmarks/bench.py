@@ -387,7 +387,7 @@ def yaml_row(report: Report, repeat: int, work: Path, scratch: Path, shapes: lis
 
 #: Frames that only lead to the work (the interpreter, click, the CLI's entry), left out of the hot spots.
 WRAPPERS = ("<frozen runpy>", "<string>", "__main__.py", "click/core.py", "builtins.exec>", "builtins.next>",
-            "cli.py:", "(run_batch)")
+            "cli/migrate.py:", "(run_batch)")
 
 
 def profile(cards: int, top: int = 15) -> int:

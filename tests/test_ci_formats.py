@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from a2a_migrate import cli
-from a2a_migrate.cli_ci import Finding, annotation, escape_data, escape_property
+from a2a_migrate.cli.ci_formats import Finding, annotation, escape_data, escape_property
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden"

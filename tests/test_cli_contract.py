@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from a2a_migrate import cli
-from a2a_migrate.cli_inputs import ByteSize
+from a2a_migrate.cli.common import ByteSize
 from transform_helpers import base_card
 
 SIGNED = Path(__file__).resolve().parents[1] / "golden" / "signed"

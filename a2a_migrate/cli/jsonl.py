@@ -19,23 +19,23 @@ from typing import TYPE_CHECKING, IO
 
 import click
 
-from a2a_migrate.cli_inputs import is_stdout
+from a2a_migrate.cli.common import EXIT_INPUT, is_stdout
 
 if TYPE_CHECKING:
     from a2a_migrate.batch import Job
-    from a2a_migrate.cli import _Run, _Tally
+    from a2a_migrate.cli.migrate import Run, Tally
     from a2a_migrate.jsonl import LineResult
 
 
-def execute_jsonl(run: _Run) -> int:
+def execute_jsonl(run: Run) -> int:
     """Migrate every line of every PATH, writing results, messages and report lines as they come."""
     from a2a_migrate.batch import Job
-    from a2a_migrate.cli import EXIT_INPUT, _Tally
+    from a2a_migrate.cli.migrate import Tally
 
     _refuse(run)
     job = Job(run.direction, run.options, record=run.report_file is not None, fail_on=run.fail_on,
               keep_text=not run.check, max_bytes=run.max_bytes)
-    tally = _Tally(replace(run, report_file=None, show_patch=False))
+    tally = Tally(replace(run, report_file=None, show_patch=False))
     tally.batch = True  # a stream is a batch: one line per card that needs a look
     with _report_stream(run.report_file, EXIT_INPUT) as report:
         for path in run.paths:
@@ -45,7 +45,7 @@ def execute_jsonl(run: _Run) -> int:
     return tally.finish()
 
 
-def _refuse(run: _Run) -> None:
+def _refuse(run: Run) -> None:
     """Usage errors for options that make no sense with a stream on stdout."""
     for given, option in ((run.show_diff, "--diff"), (run.show_patch, "--patch"), (run.output_dir, "-o"),
                           (run.include, "--include"), (run.exclude, "--exclude")):
@@ -56,7 +56,7 @@ def _refuse(run: _Run) -> None:
         raise click.UsageError("--report - and the --jsonl results would both go to stdout; give --report a FILE")
 
 
-def _results(path: str, job: Job, jobs: int, tally: _Tally) -> Iterator[LineResult]:
+def _results(path: str, job: Job, jobs: int, tally: Tally) -> Iterator[LineResult]:
     """The results of one PATH's lines; a file that cannot be opened is a failed input."""
     from a2a_migrate.batch import Outcome
     from a2a_migrate.jsonl import migrate_lines, read_lines

@@ -1,11 +1,11 @@
-"""What every command that takes PATH arguments shares: the options that choose
-the cards (``--include``, ``--exclude``, ``--max-file-size``), reading them, and
-the end of the run (``no cards found in DIR``, the counts of skipped and failed
-inputs in the summary line).
+"""What the commands share: exit codes, the options that choose the cards
+(``--include``, ``--exclude``, ``--max-file-size``), reading them, how notes are
+printed, and the end of the run (``no cards found in DIR``, the counts of
+skipped and failed inputs in the summary line).
 
 The finding itself is :func:`a2a_migrate.discover.expand` (library); this
-module only prints. It imports no other CLI module, so ``cli``, ``cli_review``
-and ``cli_signing`` can all import it.
+module only prints. It imports no other module of the command line, so every
+command module can import it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,19 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from a2a_migrate import discover, io
+from a2a_migrate.context import SEVERITIES, Note, Severity
 
+if TYPE_CHECKING:
+    from a2a_migrate.batch import Outcome
+
+#: Exit codes: 0 success; 1 ``--check`` found work, a card is invalid or unverified; 2 usage error;
+#: 123 at least one input could not be processed (the others still were).
+EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 F = TypeVar("F", bound=Callable[..., Any])
 _UNITS = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
 
@@ -132,3 +139,62 @@ def summary_line(parts: Iterable[str], skipped: int, failed: int) -> str:
     """The one summary line every command ends with: its own counts, then skipped and failed ones."""
     tail = [f"{count} {word}" for count, word in ((skipped, "skipped"), (failed, "failed")) if count]
     return ", ".join([*parts, *tail])
+
+
+def protocol_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Option callback: ``Major.Minor`` of a version the user typed, or a usage error."""
+    from a2a_migrate.versions import major_minor
+
+    if value is None:
+        return None
+    version = major_minor(value)
+    if version is None:
+        raise click.BadParameter(f"{json.dumps(value)} is not a protocol version such as 0.3 or 1.0")
+    return version
+
+
+def least_failing(strict: bool, fail_on: Severity | None) -> Severity | None:
+    """``--strict`` is ``--fail-on lossy``; with both, the stricter (lesser) severity wins."""
+    chosen = [severity for severity in (fail_on, "lossy" if strict else None) if severity is not None]
+    return min(chosen, key=SEVERITIES.index) if chosen else None
+
+
+#: The severities each verbosity prints: -q errors only, default all but info, -v everything.
+SHOWN = {-1: {"error"}, 0: {"assumed", "warning", "lossy", "error"}, 1: {"info", "assumed", "warning", "lossy", "error"}}
+#: What a card of a batch is reported for at the default verbosity: what needs a look.
+NEEDS_A_LOOK = ("warning", "lossy", "error")
+
+
+def print_messages(outcome: Outcome, verbosity: int, batch: bool = False) -> None:
+    """Print a card's error and notes as the verbosity asks (-q errors, -v everything).
+
+    In a batch at the default verbosity, a card is one line, and only if it
+    needs a look: its error or its most severe warning or lossy note, with how
+    many more there are. Assumed notes of thousands of cards would bury those;
+    ``-v`` and ``--report`` still give every note.
+    """
+    if batch and verbosity == 0:
+        _print_one_line(outcome)
+        return
+    if outcome.error:
+        click.echo(f"{outcome.name}: error: {outcome.error}", err=True)
+    shown = SHOWN[verbosity]
+    for note in outcome.notes:
+        if note.severity in shown:  # -q: errors only (a card refused for lossy notes says so in its error)
+            click.echo(f"{outcome.name}: {note_line(note)}", err=True)
+
+
+def note_line(note: Note) -> str:
+    """``severity: [transform] /pointer: message``, as every note is printed."""
+    where = f" {note.pointer}:" if note.pointer else ""
+    return f"{note.severity}: [{note.transform}]{where} {note.message}"
+
+
+def _print_one_line(outcome: Outcome) -> None:
+    notes = sorted((note for note in outcome.notes if note.severity in NEEDS_A_LOOK),
+                   key=lambda note: -SEVERITIES.index(note.severity))
+    lines = [f"error: {outcome.error}"] if outcome.error else []
+    lines += [note_line(note) for note in notes]
+    if lines:
+        more = f" (and {len(lines) - 1} more: -v shows all)" if len(lines) > 1 else ""
+        click.echo(f"{outcome.name}: {lines[0]}{more}", err=True)

@@ -3,7 +3,7 @@
 
 Thin over :mod:`a2a_migrate.recipes` and :mod:`a2a_migrate.chain`: a recipe or
 a choice of transforms the library refuses is a usage error (exit 2) with the
-library's one-line message. :mod:`a2a_migrate.cli` adds the commands at its end.
+library's one-line message. :mod:`a2a_migrate.cli.app` adds the commands to its group.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from a2a_migrate.cli_inputs import input_options, verbosity
+from a2a_migrate.cli.common import input_options, least_failing, verbosity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -101,16 +101,16 @@ def transform_command(paths: Sequence[str], recipes: tuple[Any, ...], plugins: t
     removes is reported lossy, and the result is validated against the
     card's version. PATH is a card file, a folder or - (stdin to stdout).
     """
-    from a2a_migrate import cli
     from a2a_migrate.batch import default_jobs
+    from a2a_migrate.cli.migrate import Run, execute
     from a2a_migrate.context import Options
 
     options = checked(Options(recipes=recipes, plugins=plugins, version_chain=False, validate_output=validate_output,
                               keep_signatures=keep_signatures))
-    run = cli._Run("up", paths, output_dir, check, show_diff, show_patch, report_file, cli.least_failing(strict, None),
+    run = Run("up", paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, None),
                    options, include, exclude, jobs or default_jobs(), verbosity(quiet, verbose),
                    max_file_size)
-    sys.exit(cli._execute(run))
+    sys.exit(execute(run))
 
 
 # -- transforms ---------------------------------------------------------------------------------

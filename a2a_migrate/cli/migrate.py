@@ -1,8 +1,6 @@
-"""The command line: a thin layer over :mod:`a2a_migrate.batch`.
+"""The migration commands, ``upgrade`` and ``downgrade``: a thin layer over :mod:`a2a_migrate.batch`.
 
-Data goes to stdout, messages to stderr. Exit codes: 0 success; 1 ``--check``
-found work (or ``validate`` found an invalid card); 2 usage error; 123 at least
-one input could not be processed (the others still were).
+Data goes to stdout, messages to stderr; exit codes are in :mod:`a2a_migrate.cli.common`.
 """
 
 from __future__ import annotations
@@ -18,47 +16,23 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import click
 
 from a2a_migrate import __version__, discover, io
-from a2a_migrate.cli_inputs import Inputs, input_options, is_stdout, no_cards_found, summary_line, verbosity
-from a2a_migrate.context import SEVERITIES, Note, Options, Severity
+from a2a_migrate.cli import transforms as cli_transforms
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, input_options, is_stdout, least_failing,
+                                    no_cards_found, print_messages, protocol_version, summary_line, verbosity)
+from a2a_migrate.cli.signing import pop_signing_request, sign_options, with_signing
+from a2a_migrate.context import Options, Severity
 from a2a_migrate.progress import Progress
 
 if TYPE_CHECKING:  # the batch (and through it the chain) is imported by the commands that migrate, when they run
     from a2a_migrate.batch import Job, Outcome
     from a2a_migrate.engine import Direction
 
-EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 F = TypeVar("F", bound=Callable[..., Any])
-_VERBOSITY = {-1: {"error"}, 0: {"assumed", "warning", "lossy", "error"}, 1: {"info", "assumed", "warning", "lossy", "error"}}
 _WORDS = {"up": ("upgraded", "1.0"), "down": ("downgraded", "0.3")}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="a2a-migrate")
-def main() -> None:
-    """Upgrade A2A Agent Cards to protocol 1.0, or downgrade them for 0.3 clients.
-
-    Every change is made by a named transform, can be shown as a diff or an RFC
-    6902 patch, and anything the target version cannot hold is reported with
-    its JSON pointer.
-    """
-
-
-def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``Major.Minor`` of a version the user typed, or a usage error."""
-    from a2a_migrate.versions import major_minor
-
-    if value is None:
-        return None
-    version = major_minor(value)
-    if version is None:
-        raise click.BadParameter(f"{json.dumps(value)} is not a protocol version such as 0.3 or 1.0")
-    return version
-
-
-def _migration_options(command: F) -> F:
-    from a2a_migrate.cli_signing import sign_options  # issue 7: re-signing
-    from a2a_migrate.cli_transforms import chain_options  # issue 13: recipes, --skip/--only, plugins
-
+def migration_options(command: F) -> F:
+    """The options of ``upgrade``, ``downgrade`` and ``transform``: outputs, checks, defaults, chain, signing."""
     decorators = [
         click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
         click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -80,7 +54,7 @@ def _migration_options(command: F) -> F:
         click.option("--fail-on", type=click.Choice(["lossy", "warning", "assumed"]), default=None,
                      help="The least severity of note that fails a card (it is not written, and the run exits 123): "
                           "lossy; warning (and lossy); assumed (and warning and lossy)."),
-        click.option("--interface-version", metavar="VERSION", callback=_protocol_version,
+        click.option("--interface-version", metavar="VERSION", callback=protocol_version,
                      help="The protocol version the card's endpoints speak now (upgrade writes it on every interface; "
                           "downgrade treats every interface as speaking it)."),
         click.option("--default-name", metavar="TEXT", help="Name for a card that has none (else it is refused)."),
@@ -93,8 +67,8 @@ def _migration_options(command: F) -> F:
                      help="Write results even if they fail the target version's rules (normally refused)."),
         click.option("--keep-signatures", is_flag=True,
                      help="Keep existing signatures (they no longer verify) instead of dropping them."),
-        sign_options,  # issue 7: --sign-key, --kid, --jku, --alg (a2a_migrate/cli_signing.py)
-        chain_options,  # issue 13: --skip, --only, --plugin, --recipe (a2a_migrate/cli_transforms.py)
+        sign_options,  # issue 7: --sign-key, --kid, --jku, --alg (cli/signing.py)
+        cli_transforms.chain_options,  # issue 13: --skip, --only, --plugin, --recipe (cli/transforms.py)
         input_options("process"),  # --include, --exclude, --max-file-size: the same for every PATH command
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                      help="Worker processes (default: the number of CPUs)."),
@@ -107,7 +81,7 @@ def _migration_options(command: F) -> F:
 
 
 @dataclass
-class _Run:
+class Run:
     """Everything a migration command was asked to do."""
 
     direction: Direction
@@ -138,8 +112,8 @@ _HYBRID = click.option(
          "all of it (old ones are dropped). Same result from upgrade and downgrade.")
 
 
-@main.command()
-@_migration_options
+@click.command()
+@migration_options
 @_HYBRID
 def upgrade(**kwargs: Any) -> None:
     """Upgrade cards (0.3 and older) to protocol 1.0.
@@ -150,8 +124,8 @@ def upgrade(**kwargs: Any) -> None:
     sys.exit(_migrate("up", **kwargs))
 
 
-@main.command()
-@_migration_options
+@click.command()
+@migration_options
 @_HYBRID
 @click.option("--keep-tenant-interfaces", is_flag=True,
               help="Keep interfaces that have a tenant (0.3 cannot say it: the tenant is dropped) instead of "
@@ -173,12 +147,6 @@ def downgrade(**kwargs: Any) -> None:
     sys.exit(_migrate("down", **kwargs))
 
 
-def least_failing(strict: bool, fail_on: Severity | None) -> Severity | None:
-    """``--strict`` is ``--fail-on lossy``; with both, the stricter (lesser) severity wins."""
-    chosen = [severity for severity in (fail_on, "lossy" if strict else None) if severity is not None]
-    return min(chosen, key=SEVERITIES.index) if chosen else None
-
-
 def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | None, check: bool,
              show_diff: bool, show_patch: bool, report_file: Path | None, strict: bool, fail_on: Severity | None,
              interface_version: str | None, default_name: str | None, default_description: str | None,
@@ -188,7 +156,6 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
              max_file_size: int = io.MAX_CARD_BYTES, jsonl: bool = False, output_format: str = "text",
              **extra: Any) -> int:
     from a2a_migrate.batch import default_jobs
-    from a2a_migrate.cli_signing import pop_signing_request, with_signing  # issue 7: re-signing
 
     if output_format == "github" and (not check or jsonl):  # issue 14: annotations say what --check found
         raise click.UsageError("--format github goes with --check (and not with --jsonl)")
@@ -199,18 +166,18 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
                       keep_signatures=keep_signatures, **extra)
     options = with_signing(options, sign_request)  # issue 7: batch.migrate_text signs what it writes
     options = cli_transforms.checked(options)  # issue 13: a chain that cannot run is a usage error
-    run = _Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
+    run = Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
                options,
                include, exclude, jobs or default_jobs(), verbosity(quiet, verbose), max_file_size,
                output_format)
-    if jsonl:  # issue 12: JSONL streams (a2a_migrate/cli_jsonl.py)
-        from a2a_migrate.cli_jsonl import execute_jsonl
+    if jsonl:  # issue 12: JSONL streams (cli/jsonl.py)
+        from a2a_migrate.cli.jsonl import execute_jsonl
 
         return execute_jsonl(run)
-    return _execute(run)
+    return execute(run)
 
 
-def _execute(run: _Run) -> int:
+def execute(run: Run) -> int:
     """Migrate every input, streaming messages (and diffs) in input order.
 
     Workers write the cards themselves; only what a report or a patch needs
@@ -225,7 +192,7 @@ def _execute(run: _Run) -> int:
               write=write, output_dir=str(run.output_dir) if run.output_dir is not None else None,
               keep_text=run.show_diff, max_bytes=run.max_bytes)
     found, problems = discover.expand(run.paths, run.include, run.exclude, remove_stale=run.writes)
-    tally = _Tally(run, found)
+    tally = Tally(run, found)
     for problem in problems:
         tally.add(Outcome(problem.path, "failed", error=problem.reason), problem.arg)
     order = [str(item.path) for item in found]
@@ -245,7 +212,7 @@ def _execute(run: _Run) -> int:
     return tally.finish()
 
 
-def _refuse_shared_stdout(run: _Run) -> None:
+def _refuse_shared_stdout(run: Run) -> None:
     """Usage errors for option pairs that would mix two outputs, or lose one, silently."""
     stdin = "-" in run.paths
     if stdin and run.output_dir is not None:
@@ -275,7 +242,7 @@ def _with_stdin(results: Iterator[Outcome], stdin: Outcome | None, order: list[s
         yield stdin if name == "-" and stdin is not None else next(results)
 
 
-def _migrate_stdin(job: Job, run: _Run) -> Outcome:
+def _migrate_stdin(job: Job, run: Run) -> Outcome:
     from a2a_migrate.batch import Outcome, migrate_text
 
     try:
@@ -288,10 +255,10 @@ def _migrate_stdin(job: Job, run: _Run) -> Outcome:
     return outcome
 
 
-class _Tally:
+class Tally:
     """Prints each outcome as it comes and keeps what the end of the run needs."""
 
-    def __init__(self, run: _Run, found: Sequence[discover.Found] = ()) -> None:
+    def __init__(self, run: Run, found: Sequence[discover.Found] = ()) -> None:
         self.run = run
         self.counts: Counter[str] = Counter()
         self.kept: list[Outcome] = []  # for --patch and --report only
@@ -312,7 +279,7 @@ class _Tally:
             if self.run.output_format == "github":
                 self._annotate(outcome)
             else:
-                _print_messages(outcome, self.run.verbosity, self.batch)
+                print_messages(outcome, self.run.verbosity, self.batch)
         if self.run.show_diff and outcome.status == "changed":
             from a2a_migrate.batch import unified_diff
 
@@ -323,12 +290,12 @@ class _Tally:
 
     def _annotate(self, outcome: Outcome) -> None:
         """Issue 14: the card's error, notes and (``--check``) pending change as GitHub annotations."""
-        from a2a_migrate import cli_ci
+        from a2a_migrate.cli import ci_formats
 
         done, target = _WORDS[self.run.direction]
         target = "a hybrid card" if self.run.options.hybrid else target
         would = f"would be {done} to {target}" if self.run.options.version_chain else "would change"
-        cli_ci.print_annotations(cli_ci.outcome_findings(outcome, _VERBOSITY[self.run.verbosity], would))
+        ci_formats.print_annotations(ci_formats.outcome_findings(outcome, SHOWN[self.run.verbosity], would))
 
     def finish(self) -> int:
         run = self.run
@@ -346,46 +313,7 @@ class _Tally:
         return EXIT_OK
 
 
-#: What a card of a batch is reported for at the default verbosity: what needs a look.
-_NEEDS_A_LOOK = ("warning", "lossy", "error")
-
-
-def _print_messages(outcome: Outcome, verbosity: int, batch: bool = False) -> None:
-    """Print a card's error and notes as the verbosity asks (-q errors, -v everything).
-
-    In a batch at the default verbosity, a card is one line, and only if it
-    needs a look: its error or its most severe warning or lossy note, with how
-    many more there are. Assumed notes of thousands of cards would bury those;
-    ``-v`` and ``--report`` still give every note.
-    """
-    if batch and verbosity == 0:
-        _print_one_line(outcome)
-        return
-    if outcome.error:
-        click.echo(f"{outcome.name}: error: {outcome.error}", err=True)
-    shown = _VERBOSITY[verbosity]
-    for note in outcome.notes:
-        if note.severity in shown:  # -q: errors only (a card refused for lossy notes says so in its error)
-            click.echo(f"{outcome.name}: {_note_line(note)}", err=True)
-
-
-def _note_line(note: Note) -> str:
-    """``severity: [transform] /pointer: message``, as every note is printed."""
-    where = f" {note.pointer}:" if note.pointer else ""
-    return f"{note.severity}: [{note.transform}]{where} {note.message}"
-
-
-def _print_one_line(outcome: Outcome) -> None:
-    notes = sorted((note for note in outcome.notes if note.severity in _NEEDS_A_LOOK),
-                   key=lambda note: -SEVERITIES.index(note.severity))
-    lines = [f"error: {outcome.error}"] if outcome.error else []
-    lines += [_note_line(note) for note in notes]
-    if lines:
-        more = f" (and {len(lines) - 1} more: -v shows all)" if len(lines) > 1 else ""
-        click.echo(f"{outcome.name}: {lines[0]}{more}", err=True)
-
-
-def _print_patch(outcomes: list[Outcome], run: _Run) -> None:
+def _print_patch(outcomes: list[Outcome], run: Run) -> None:
     """One input: its patch as an array; several: an object keyed by path."""
     patchable = [o for o in outcomes if o.status in ("changed", "unchanged")]
     if len(run.paths) == 1 and not Path(run.paths[0]).is_dir():
@@ -395,7 +323,7 @@ def _print_patch(outcomes: list[Outcome], run: _Run) -> None:
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
-def _write_report(run: _Run, outcomes: list[Outcome]) -> bool:
+def _write_report(run: Run, outcomes: list[Outcome]) -> bool:
     cards = [{
         "path": outcome.name,
         "status": outcome.status,
@@ -420,7 +348,7 @@ def _write_report(run: _Run, outcomes: list[Outcome]) -> bool:
     return True
 
 
-def _summary(counts: Mapping[str, int], run: _Run) -> str:
+def _summary(counts: Mapping[str, int], run: Run) -> str:
     """The black-style closing line: ``12 cards upgraded, 3 already 1.0, 2 skipped, 1 failed``."""
     done, target = _WORDS[run.direction] if run.options.version_chain else ("transformed", "")  # issue 13
     target = "hybrid" if run.options.hybrid else target
@@ -430,112 +358,3 @@ def _summary(counts: Mapping[str, int], run: _Run) -> str:
     parts = [f"{counts['changed']} {card} {verb}",
              f"{counts['unchanged']} already {target}" if target else f"{counts['unchanged']} unchanged"]
     return summary_line(parts, counts["skipped"], counts["failed"])
-
-
-@main.command()
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              help="text: one line per card on stdout; json: one document for machines.")
-@input_options("detect")
-def detect(paths: Sequence[str], output_format: str, include: Sequence[str], exclude: Sequence[str],
-           max_file_size: int) -> None:
-    """Print each card's protocol version, judged by its shape.
-
-    One line per card: PATH: VERSION, where VERSION is 1.0, hybrid (1.0 with
-    0.3 members), 0.3, 0.2, 0.1 or unknown. PATH is a card file, a folder
-    (searched for cards, as upgrade does) or - (stdin). With --format json,
-    one document instead: {"cards": [{"path": PATH, "version": VERSION}, ...]}.
-    """
-    from a2a_migrate.versions import detect_version
-
-    inputs = Inputs(paths, include, exclude, max_file_size)
-    versions: Counter[str] = Counter()
-    cards = []
-    for card in inputs:
-        version = detect_version(card.document.original) if card.document else ""
-        versions[version] += 1
-        cards.append({"path": card.name, "version": version})
-        if output_format == "text":
-            click.echo(f"{card.name}: {version}")
-    if output_format == "json":
-        click.echo(json.dumps({"cards": cards}, indent=2, ensure_ascii=False))
-    inputs.empty()
-    detected = sum(versions.values())
-    parts = [f"{detected} {'card' if detected == 1 else 'cards'} detected"]
-    parts += [f"{count} {version}" for version, count in sorted(versions.items())]
-    click.echo(inputs.summary(*parts), err=True)
-    sys.exit(EXIT_INPUT if inputs.failed else EXIT_OK)
-
-
-@main.command("validate")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option("--version", "version", type=click.Choice(["0.3", "1.0"]), default=None,
-              help="Validate against this version instead of the one the card has by shape.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]), default="text",
-              help="text: one line per finding on stdout; json: one document for machines; github: GitHub Actions "
-                   "annotations; sarif: a SARIF 2.1.0 log (code scanning).")
-@click.option("--strict", is_flag=True, help="Warnings make a card invalid too.")
-@input_options("validate")
-def validate_command(paths: Sequence[str], version: str | None, output_format: str, strict: bool,
-                     include: Sequence[str], exclude: Sequence[str], max_file_size: int) -> None:
-    """Check cards against the 0.3 JSON Schema or the 1.0 proto's rules, plus lint.
-
-    One line per finding: PATH: error|warning: /pointer: message [rule]. Exit 1
-    when any card is invalid (has an error; with --strict, any finding), 123
-    when a file cannot be read or a PATH holds no card (a check that checked
-    nothing must not pass).
-    """
-    inputs = Inputs(paths, include, exclude, max_file_size)
-    results = [_validate_card(card, version, strict, output_format) for card in inputs]
-    invalid = sum(not result["valid"] for result in results)
-    if output_format == "json":
-        click.echo(json.dumps({"cards": results}, indent=2, ensure_ascii=False))
-    elif output_format in ("github", "sarif"):  # issue 14: CI formats (a2a_migrate/cli_ci.py)
-        from a2a_migrate import cli_ci
-
-        findings = cli_ci.validation_findings(results)
-        if output_format == "github":
-            cli_ci.print_annotations(findings)
-        else:
-            cli_ci.print_sarif(findings, __version__)
-    empty = inputs.empty()
-    click.echo(inputs.summary(f"{len(results) - invalid} valid", f"{invalid} invalid"), err=True)
-    sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_CHECK if invalid else EXIT_OK)
-
-
-def _validate_card(card: discover.Loaded, version: str | None, strict: bool, output_format: str) -> dict[str, Any]:
-    """Validate one card, print its findings (text format), and return its entry of the JSON document."""
-    from a2a_migrate.validate import validate
-    from a2a_migrate.versions import detect_version
-
-    assert card.document is not None  # Inputs yields only cards that parsed
-    findings = validate(card.document.original, version)
-    if output_format == "text":
-        for f in findings:
-            click.echo(f"{card.name}: {f.severity}: {f.pointer or '/'}: {f.message} [{f.rule}]")
-    return {"path": card.name, "version": version or detect_version(card.document.original),
-            "valid": not any(f.severity == "error" or strict for f in findings),
-            "findings": [{"severity": f.severity, "pointer": f.pointer, "message": f.message, "rule": f.rule}
-                         for f in findings]}
-
-
-# -- issue 7: the signing commands (a2a_migrate/cli_signing.py) -------------------------
-from a2a_migrate import cli_signing  # noqa: E402  (after main: cli_signing must not import cli)
-
-main.add_command(cli_signing.sign_command)
-main.add_command(cli_signing.verify_command)
-
-
-# -- issue 6: the review commands (a2a_migrate/cli_review.py) -------------------------
-from a2a_migrate.cli_review import apply_command, diff_command, plan_command  # noqa: E402  (after main)
-
-main.add_command(plan_command)
-main.add_command(apply_command)
-main.add_command(diff_command)
-
-
-# -- issue 13: recipes and choosing transforms (a2a_migrate/cli_transforms.py) ----------------
-from a2a_migrate import cli_transforms  # noqa: E402  (after main: cli_transforms imports cli only inside)
-
-main.add_command(cli_transforms.transform_command)
-main.add_command(cli_transforms.transforms_command)

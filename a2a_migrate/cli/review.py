@@ -1,8 +1,7 @@
 """The review commands: ``plan``, ``apply`` and ``diff`` (thin, over plan/apply/semantic_diff).
 
-:mod:`a2a_migrate.cli` adds these commands to its group at its end, so this
-module imports ``cli`` only inside the commands, and nothing heavy (deepdiff,
-jsonpatch, ruamel) at import time. Exit codes are the CLI's: 0 success, 2
+:mod:`a2a_migrate.cli.app` adds these commands to its group; this module imports
+nothing heavy (deepdiff, jsonpatch, ruamel) at import time. Exit codes are the CLI's: 0 success, 2
 usage error (a plan or patch file that cannot be read included), 123 at least
 one card could not be processed (the others still were).
 """
@@ -17,14 +16,9 @@ from typing import Any
 
 import click
 
-from a2a_migrate.cli_inputs import input_options, no_cards_found, summary_line, verbosity
-from a2a_migrate.cli_transforms import chain_options, checked
-
-
-def _interface_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from a2a_migrate.cli import _protocol_version
-
-    return _protocol_version(ctx, param, value)
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, input_options, no_cards_found, print_messages,
+                                    protocol_version, summary_line, verbosity)
+from a2a_migrate.cli.transforms import chain_options, checked
 
 
 # -- plan ---------------------------------------------------------------------------------
@@ -39,7 +33,7 @@ def _interface_version(ctx: click.Context, param: click.Parameter, value: str | 
 @click.option("--format", "output_format", type=click.Choice(["json", "md"]), default="json", show_default=True,
               help="json: the plan for 'apply'; md: a Markdown review for a pull request.")
 @click.option("--strict", is_flag=True, help="Treat lossy notes as failures: such a card is refused in the plan.")
-@click.option("--interface-version", metavar="VERSION", callback=_interface_version,
+@click.option("--interface-version", metavar="VERSION", callback=protocol_version,
               help="The protocol version the card's endpoints speak now (as for upgrade and downgrade).")
 @click.option("--default-name", metavar="TEXT", help="Name for a card that has none (else it is refused).")
 @click.option("--default-description", metavar="TEXT", help="Description for a card that has none.")
@@ -67,7 +61,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     --format md the output is a Markdown review instead: a summary, and per
     card a table of changes and the unified diff.
     """
-    from a2a_migrate import cli, discover, io, plan, review_markdown
+    from a2a_migrate import discover, io, plan, review_markdown
     from a2a_migrate.batch import Job, Outcome, default_jobs, run_batch
     from a2a_migrate.context import Options
     from a2a_migrate.engine import Direction
@@ -84,7 +78,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     outcomes += run_batch(files, job, jobs or default_jobs())
     for outcome in outcomes:
         if outcome.status != "skipped":
-            cli._print_messages(outcome, level)
+            print_messages(outcome, level)
     args = {str(item.path): item.arg for item in reversed(found)}  # the first PATH that named each file
     yielded = {problem.arg for problem in problems} | {args.get(o.name, o.name) for o in outcomes if o.status != "skipped"}
     no_cards_found(paths, yielded, quiet=level < 0)
@@ -97,11 +91,11 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
             io.write_atomic(output, text)
         except io.CardError as error:
             click.echo(f"{output}: error: {error}", err=True)
-            sys.exit(cli.EXIT_INPUT)
+            sys.exit(EXIT_INPUT)
     if level >= 0:
         skipped = sum(outcome.status == "skipped" for outcome in outcomes)
         click.echo(_plan_summary(the_plan, output, skipped), err=True)
-    sys.exit(cli.EXIT_INPUT if any(card.status == "failed" for card in the_plan.cards) else cli.EXIT_OK)
+    sys.exit(EXIT_INPUT if any(card.status == "failed" for card in the_plan.cards) else EXIT_OK)
 
 
 def _plan_summary(the_plan: Any, output: Path | None, skipped: int) -> str:
@@ -139,7 +133,7 @@ def apply_command(args: Sequence[str], patch_file: Path | None, force: bool, qui
     deleted from the plan are not applied, and apply says whose they were.
     Cards refused when planned are skipped.
     """
-    from a2a_migrate import apply, cli, plan
+    from a2a_migrate import apply, plan
 
     if patch_file is not None:
         outcomes = [apply.apply_patch(path, ops, force=force) for path, ops in _patches(patch_file, args)]
@@ -164,10 +158,10 @@ def apply_command(args: Sequence[str], patch_file: Path | None, force: bool, qui
             if level >= 0:
                 click.echo(f"{outcome.name}: skipped: {outcome.error}", err=True)
         else:
-            cli._print_messages(outcome, level)
+            print_messages(outcome, level)
     if level >= 0:
         click.echo(_apply_summary(outcomes, left_out), err=True)
-    sys.exit(cli.EXIT_INPUT if any(outcome.status == "failed" for outcome in outcomes) else cli.EXIT_OK)
+    sys.exit(EXIT_INPUT if any(outcome.status == "failed" for outcome in outcomes) else EXIT_OK)
 
 
 def _patches(patch_file: Path, cards: Sequence[str]) -> list[tuple[str, list[Any]]]:
@@ -221,7 +215,7 @@ def diff_command(old: str, new: str, output_format: str, exit_code: bool) -> Non
     the rest as changed, added or removed, with JSON pointers and values.
     OLD or NEW may be - (stdin).
     """
-    from a2a_migrate import cli, io, semantic_diff
+    from a2a_migrate import io, semantic_diff
     from a2a_migrate.versions import detect_version
 
     cards = []
@@ -231,7 +225,7 @@ def diff_command(old: str, new: str, output_format: str, exit_code: bool) -> Non
             cards.append(io.parse(text, name).original)
         except io.CardError as error:
             click.echo(f"{name}: error: {error}", err=True)
-            sys.exit(cli.EXIT_INPUT)
+            sys.exit(EXIT_INPUT)
     differences = semantic_diff.compare(cards[0], cards[1])
     versions = [detect_version(card) for card in cards]
     if output_format == "json":
@@ -242,4 +236,4 @@ def diff_command(old: str, new: str, output_format: str, exit_code: bool) -> Non
         click.echo(f"--- {old} ({versions[0]})\n+++ {new} ({versions[1]})")
         sys.stdout.write(semantic_diff.render_text(differences))
     click.echo(semantic_diff.summary(differences), err=True)
-    sys.exit(cli.EXIT_CHECK if exit_code and differences else cli.EXIT_OK)
+    sys.exit(EXIT_CHECK if exit_code and differences else EXIT_OK)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from a2a_migrate import io
-from a2a_migrate.cli_inputs import Inputs, input_options
+from a2a_migrate.cli.common import EXIT_CHECK, EXIT_INPUT, EXIT_OK, EXIT_USAGE, Inputs, input_options
 from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT
 
 if TYPE_CHECKING:  # the signing service is imported only when a command signs or verifies
@@ -29,8 +29,6 @@ if TYPE_CHECKING:  # the signing service is imported only when a command signs o
 __all__ = ["pop_signing_request", "sign_command", "sign_options", "verify_command", "with_signing"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-# The exit codes of a2a_migrate.cli (not imported: cli imports this module).
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 
 
 class SigningUsageError(click.ClickException):
@@ -190,13 +188,13 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
             _print_checks(name, card, checks)
     if output_format == "json":
         click.echo(json.dumps({"cards": cards}, indent=2, ensure_ascii=False))
-    elif output_format == "github":  # issue 14: CI formats (a2a_migrate/cli_ci.py)
-        from a2a_migrate import cli_ci
+    elif output_format == "github":  # issue 14: CI formats (cli/ci_formats.py)
+        from a2a_migrate.cli import ci_formats
 
-        cli_ci.print_annotations(cli_ci.signature_findings(cards))
+        ci_formats.print_annotations(ci_formats.signature_findings(cards))
     empty = inputs.empty()
     click.echo(inputs.summary(f"{len(cards) - unverified} verified", f"{unverified} not verified"), err=True)
-    sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_FAILED if unverified else EXIT_OK)
+    sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_CHECK if unverified else EXIT_OK)
 
 
 def _print_checks(name: str, card: Any, checks: Sequence[signing.Check]) -> None:

@@ -14,18 +14,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from a2a_migrate.api import downgrade, upgrade
+    from a2a_migrate.api import (OptionFields, TextResult, apply, diff, downgrade, migrate_text, plan, sign, upgrade,
+                                 validate, verify)
     from a2a_migrate.context import Note, Options
     from a2a_migrate.engine import Result
+    from a2a_migrate.io import CardError
     from a2a_migrate.versions import detect_version
 
 __version__ = "0.1.0"
-__all__ = ["Note", "Options", "Result", "detect_version", "downgrade", "upgrade", "__version__"]
+__all__ = ["CardError", "Note", "OptionFields", "Options", "Result", "TextResult", "__version__", "apply",
+           "detect_version", "diff", "downgrade", "migrate_text", "plan", "sign", "upgrade", "validate", "verify"]
 
 #: Where each public name lives. They are imported on first use (PEP 562), so that
 #: ``a2a-migrate --version`` or any submodule does not load the whole chain first.
-_PUBLIC = {"upgrade": "api", "downgrade": "api", "Note": "context", "Options": "context", "Result": "engine",
-           "detect_version": "versions"}
+_PUBLIC = {**dict.fromkeys(("upgrade", "downgrade", "migrate_text", "plan", "apply", "diff", "validate", "sign",
+                            "verify", "OptionFields", "TextResult"), "api"),
+           "Note": "context", "Options": "context", "Result": "engine", "CardError": "io", "detect_version": "versions"}
 
 
 def __getattr__(name: str) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -105,6 +105,11 @@ def _file_root(path: Path) -> Path:
     """Where ``-o`` measures a named file from: the working folder when the file is below it
     (``d1/agent-card.json`` -> ``OUT/d1/agent-card.json``), else its own folder."""
     return Path(".") if not path.is_absolute() and ".." not in path.parts else path.parent
+
+
+def empty_paths(paths: Iterable[str], yielded: set[str]) -> list[str]:
+    """The PATH arguments (each once, in order) not in ``yielded``: those that gave no card nor error."""
+    return [path for path in dict.fromkeys(paths) if path not in yielded]
 
 
 def looks_like_card(data: Any) -> bool:

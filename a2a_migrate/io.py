@@ -25,7 +25,7 @@ BOM = "\ufeff"
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
-class CardError(Exception):
+class CardError(ValueError):
     """A card that cannot be read or written; the message names the place."""
 
 
@@ -182,6 +182,8 @@ def _json_load(body: str) -> Any:
         raise CardError(str(error)) from None
     except RecursionError:  # deeper than json itself goes (about 1000): refused as any deep card
         raise CardError(str(limits.json_depth_error(body))) from None
+    except CardError:  # a duplicate member (the hook's own error: a CardError is a ValueError too)
+        raise
     except ValueError:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
         raise CardError(str(limits.long_number_error(body))) from None
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from a2a_migrate.context import Note
-from a2a_migrate.plan import CardPlan, Plan, related
+from a2a_migrate.plans import CardPlan, Plan, related
 
 _VALUE_WIDTH = 60
 _ACTIVE = re.compile(r"([\\`*_\[\]<>|#!~&])")

@@ -349,7 +349,7 @@ def interop_warnings(card: Mapping[str, Any]) -> list[str]:
     fields without presence, and members 1.0 does not define. A signature of
     the card as written covers them, so such verifiers compute other bytes.
     """
-    from a2a_migrate.validate import validate
+    from a2a_migrate.validation import validate
     from a2a_migrate.versions import HYBRID, V1_0, detect_version
 
     plain = signing_input(card)

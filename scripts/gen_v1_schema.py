@@ -20,7 +20,7 @@ defective (no ``required`` arrays, dangling ``$ref``s; see
 * a ``oneof`` becomes a ``oneOf`` of ``required`` clauses: exactly one member;
 * objects stay open (no ``additionalProperties: false``): spec section 5.7 says
   implementations SHOULD ignore unrecognized fields, so unknown members are
-  reported as warnings by ``a2a_migrate.validate``, not rejected here.
+  reported as warnings by ``a2a_migrate.validation``, not rejected here.
 
 Usage::
 

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from a2a_migrate import cli, io
-from a2a_migrate.apply import review
+from a2a_migrate.applying import review
 from a2a_migrate.patching import PatchError, Patcher, json_equal
 from a2a_migrate.batch import Job, migrate_text
 from a2a_migrate.context import Options

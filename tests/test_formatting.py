@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from a2a_migrate import apply, cli, io, plan
+from a2a_migrate import applying as apply, cli, io, plans as plan
 from a2a_migrate.batch import Job, migrate_file, migrate_text
 from a2a_migrate.context import Options
 

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from a2a_migrate import io
 from a2a_migrate.batch import Job, migrate_text
-from a2a_migrate.validate import validate
+from a2a_migrate.validation import validate
 from hostile_support import problems, run_all
 
 ROOT = Path(__file__).resolve().parent.parent

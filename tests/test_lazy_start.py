@@ -19,8 +19,8 @@ import pytest
 #: Modules only the work of a command needs, never the parsing of its command line.
 WORK = ("a2a_migrate.transforms", "a2a_migrate.signing", "a2a_migrate.hybrid", "a2a_migrate.conservation",
         "a2a_migrate.api", "a2a_migrate.engine", "a2a_migrate.batch", "a2a_migrate.jsontext",
-        "a2a_migrate.yamltext", "a2a_migrate.validate", "a2a_migrate.chain", "a2a_migrate.recipes",
-        "a2a_migrate.edit", "a2a_migrate.plan", "a2a_migrate.apply", "ruamel", "jsonpatch", "joserfc")
+        "a2a_migrate.yamltext", "a2a_migrate.validation", "a2a_migrate.chain", "a2a_migrate.recipes",
+        "a2a_migrate.edit", "a2a_migrate.plans", "a2a_migrate.applying", "ruamel", "jsonpatch", "joserfc")
 
 RUN = """
 import json, runpy, sys
@@ -60,5 +60,5 @@ def test_a_one_card_upgrade_imports_no_signing_hybrid_recipes_or_review(tmp_path
                                 "defaultOutputModes": ["text/plain"], "skills": []}))
     modules = loaded(["upgrade", "--check", str(card)], tmp_path)
     assert "a2a_migrate.transforms" in modules  # it did migrate
-    assert unneeded(modules, ("a2a_migrate.signing", "a2a_migrate.hybrid", "a2a_migrate.plan", "a2a_migrate.apply",
+    assert unneeded(modules, ("a2a_migrate.signing", "a2a_migrate.hybrid", "a2a_migrate.plans", "a2a_migrate.applying",
                               "a2a_migrate.recipes", "a2a_migrate.yamltext", "ruamel", "joserfc")) == []

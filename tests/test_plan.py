@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from a2a_migrate import cli, io
-from a2a_migrate import plan as planning
+from a2a_migrate import plans as planning
 from a2a_migrate.batch import Job, migrate_text
 from a2a_migrate.context import Options
 from shared_support import CORPUS, corpus_files, corpus_params

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from a2a_migrate import cli, plan, review_markdown
+from a2a_migrate import cli, plans as plan, review_markdown
 from a2a_migrate.batch import Job, migrate_file
 from a2a_migrate.batch import unified_diff
 

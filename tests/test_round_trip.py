@@ -226,10 +226,6 @@ def _read(path: Path) -> Any:
         return None
 
 
-def _options_dict(options: Options) -> dict[str, Any]:
-    return {key: value for key, value in vars(options).items() if value not in (None, False)}
-
-
 def _declares_1_x(card: Any) -> bool:
     version = major_minor(card.get("protocolVersion")) if isinstance(card, Mapping) else None
     return version is not None and not version.startswith("0.")
@@ -254,11 +250,11 @@ def test_inputs_are_found() -> None:
 def test_round_trip(path: Path, options: Options) -> None:
     name = path.name.split(".0.3.")[0] if path.parent == GOLDEN else path.name
     source = _read(path)
-    up = upgrade(source, **_options_dict(options))
+    up = upgrade(source, options)
     if not up.ok:  # nothing to bring back: the refusal itself must say why, with a place
         assert [note for note in up.notes if note.severity == "error" and note.message], describe(up.notes)
         return
-    back = downgrade(up.card, **_options_dict(options))
+    back = downgrade(up.card, options)
     if not back.ok:
         _check_refusal(name, source, back)
         return
@@ -280,7 +276,7 @@ def test_downgrade_of_1_0_cards(path: Path, options: Options) -> None:
         outcome = migrate_file(str(path), Job("down"))
         assert outcome.status == "failed" and outcome.error and "\n" not in outcome.error
         return
-    result = downgrade(source, **_options_dict(options))
+    result = downgrade(source, options)
     if result.ok:
         assert not v03_schema_errors(result.card) and v03_model_error(result.card) is None, (
             v03_schema_errors(result.card), describe(result.notes))

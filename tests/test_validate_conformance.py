@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from a2a_migrate.validate import Finding, validate
+from a2a_migrate.validation import Finding, validate
 from a2a_migrate.versions import detect_version
 from shared_support import CORPUS, corpus_files, corpus_params, needs
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from a2a_migrate.validate import validate
+from a2a_migrate.validation import validate
 
 
 def card_v10(url: str = "https://agent.example.com/a2a") -> dict[str, Any]:
@@ -312,7 +312,7 @@ def test_lint_survives_wrong_types(version: str) -> None:
 
 
 def test_the_signatures_warning_points_at_the_verify_command() -> None:
-    from a2a_migrate.validate import validate
+    from a2a_migrate.validation import validate
 
     card = {"name": "A", "description": "d", "version": "1", "capabilities": {},
             "supportedInterfaces": [{"url": "https://a.example.com", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a2a_migrate.validate import Finding, validate
+from a2a_migrate.validation import Finding, validate
 from shared_support import SPEC, needs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def test_copied_files_match_the_pinned_upstream_files(name: str) -> None:
 
 def test_importing_the_module_does_not_import_jsonschema(tmp_path: Path) -> None:
     # Run outside the repository: there the source folder would shadow the installed package (conftest.py).
-    code = "import sys, a2a_migrate.validate; print('jsonschema' in sys.modules)"
+    code = "import sys, a2a_migrate.validation; print('jsonschema' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
     )

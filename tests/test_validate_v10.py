@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from a2a_migrate.validate import Finding, validate
+from a2a_migrate.validation import Finding, validate
 from shared_support import CORPUS, corpus_files, needs
 
 SCHEMA = Path(__file__).resolve().parents[1] / "a2a_migrate/schemas/a2a-v1.0.card.schema.json"

@@ -128,7 +128,7 @@ def read_stdin(max_bytes: int | None) -> discover.Loaded:
 
 def no_cards_found(paths: Iterable[str], yielded: set[str], quiet: bool = False) -> list[str]:
     """The PATH arguments that gave no card nor error, each said as ``no cards found in PATH``."""
-    empty = [path for path in dict.fromkeys(paths) if path not in yielded]
+    empty = discover.empty_paths(paths, yielded)
     if not quiet:
         for path in empty:
             click.echo(f"no cards found in {path}", err=True)

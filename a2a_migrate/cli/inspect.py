@@ -87,7 +87,7 @@ def validate_command(paths: Sequence[str], version: str | None, output_format: s
 
 def _validate_card(card: discover.Loaded, version: str | None, strict: bool, output_format: str) -> dict[str, Any]:
     """Validate one card, print its findings (text format), and return its entry of the JSON document."""
-    from a2a_migrate.validate import validate
+    from a2a_migrate.validation import validate
     from a2a_migrate.versions import detect_version
 
     assert card.document is not None  # Inputs yields only cards that parsed

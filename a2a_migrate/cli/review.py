@@ -61,8 +61,8 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     --format md the output is a Markdown review instead: a summary, and per
     card a table of changes and the unified diff.
     """
-    from a2a_migrate import discover, io, plan, review_markdown
-    from a2a_migrate.batch import Job, Outcome, default_jobs, run_batch
+    from a2a_migrate import io, plans, review_markdown
+    from a2a_migrate.batch import default_jobs
     from a2a_migrate.context import Options
     from a2a_migrate.engine import Direction
 
@@ -71,19 +71,14 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
     direction: Direction = "up" if target == "1.0" else "down"
     settings = checked(Options(**options))  # issue 13: a chain that cannot run is a usage error
     level = verbosity(quiet, verbose)
-    found, problems = discover.expand(paths, include, exclude)
-    outcomes = [Outcome(problem.path, "failed", error=problem.reason) for problem in problems]
-    files = [(str(item.path), item.sniff) for item in found]
-    job = Job(direction, settings, record=True, fail_on="lossy" if strict else None, max_bytes=max_file_size)
-    outcomes += run_batch(files, job, jobs or default_jobs())
-    for outcome in outcomes:
+    planning = plans.make(paths, direction, settings, include=include, exclude=exclude,
+                          fail_on="lossy" if strict else None, jobs=jobs or default_jobs(), max_bytes=max_file_size)
+    for outcome in planning.outcomes:
         if outcome.status != "skipped":
             print_messages(outcome, level)
-    args = {str(item.path): item.arg for item in reversed(found)}  # the first PATH that named each file
-    yielded = {problem.arg for problem in problems} | {args.get(o.name, o.name) for o in outcomes if o.status != "skipped"}
-    no_cards_found(paths, yielded, quiet=level < 0)
-    the_plan = plan.build(outcomes, direction, settings)
-    text = plan.dumps(the_plan) if output_format == "json" else review_markdown.render(the_plan)
+    no_cards_found(planning.empty, set(), quiet=level < 0)
+    the_plan = planning.plan
+    text = plans.dumps(the_plan) if output_format == "json" else review_markdown.render(the_plan)
     if output is None or str(output) == "-":
         sys.stdout.write(text)
     else:
@@ -93,7 +88,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
             click.echo(f"{output}: error: {error}", err=True)
             sys.exit(EXIT_INPUT)
     if level >= 0:
-        skipped = sum(outcome.status == "skipped" for outcome in outcomes)
+        skipped = sum(outcome.status == "skipped" for outcome in planning.outcomes)
         click.echo(_plan_summary(the_plan, output, skipped), err=True)
     sys.exit(EXIT_INPUT if any(card.status == "failed" for card in the_plan.cards) else EXIT_OK)
 
@@ -133,19 +128,19 @@ def apply_command(args: Sequence[str], patch_file: Path | None, force: bool, qui
     deleted from the plan are not applied, and apply says whose they were.
     Cards refused when planned are skipped.
     """
-    from a2a_migrate import apply, plan
+    from a2a_migrate import applying, plans
 
     if patch_file is not None:
-        outcomes = [apply.apply_patch(path, ops, force=force) for path, ops in _patches(patch_file, args)]
+        outcomes = [applying.apply_patch(path, ops, force=force) for path, ops in _patches(patch_file, args)]
         left_out: dict[str, int] = {}
     else:
         if len(args) != 1:
             raise click.UsageError("apply takes one PLAN file (or --patch FILE CARD)")
         try:
-            the_plan = plan.read(Path(args[0]))
-        except plan.PlanError as error:
+            the_plan = plans.read(Path(args[0]))
+        except plans.PlanError as error:
             raise click.UsageError(f"{args[0]}: {error}") from None
-        outcomes = [apply.apply_card(card, force=force) for card in the_plan.cards]
+        outcomes = [applying.apply_card(card, force=force) for card in the_plan.cards]
         left_out = {}
         for outcome in outcomes:
             for note in outcome.notes:
@@ -153,7 +148,7 @@ def apply_command(args: Sequence[str], patch_file: Path | None, force: bool, qui
                     left_out[note.transform] = left_out.get(note.transform, 0) + 1
     level = verbosity(quiet, verbose)
     for outcome in outcomes:
-        apply.write(outcome)
+        applying.write(outcome)
         if outcome.status == "skipped":
             if level >= 0:
                 click.echo(f"{outcome.name}: skipped: {outcome.error}", err=True)

@@ -1,6 +1,6 @@
 """Applying reviewed patches to card files, keeping each file's formatting.
 
-A plan (:mod:`a2a_migrate.plan`) holds, per card, an RFC 6902 patch a person
+A plan (:mod:`a2a_migrate.plans`) holds, per card, an RFC 6902 patch a person
 may edit. Applying it here is an in-place edit of the card's working copy
 (:attr:`a2a_migrate.io.Document.data`: a plain ``dict`` for JSON, a ruamel
 ``CommentedMap`` for YAML), so that :meth:`~a2a_migrate.io.Document.render`
@@ -32,7 +32,7 @@ from a2a_migrate.patching import PatchError, describe, patch_in_place, sha256
 from a2a_migrate.versions import UNKNOWN, detect_version
 
 if TYPE_CHECKING:
-    from a2a_migrate.plan import CardPlan
+    from a2a_migrate.plans import CardPlan
 
 #: The ``transform`` of messages about operations no transform planned.
 REVIEWER = "reviewer"

@@ -190,7 +190,7 @@ def _items(value: Any) -> Iterator[tuple[int, Mapping[str, Any]]]:
 
 @functools.cache
 def _v03_validator() -> Any:
-    # Imported here: a plain `import a2a_migrate.validate` must stay cheap.
+    # Imported here: a plain `import a2a_migrate.validation` must stay cheap.
     from jsonschema import Draft7Validator
 
     definitions = _read_schema(V03_SCHEMA)["definitions"]

@@ -7,7 +7,7 @@ card's bytes, the source and target version, and:
   delete or edit them and any JSON Patch tool can apply them;
 * ``planned`` (read-only): each operation as planned, with its ``index``, the
   ``transform`` that made it and the ``notes`` (indexes into ``notes``) that
-  explain it, so that :mod:`a2a_migrate.apply` can tell what a reviewer
+  explain it, so that :mod:`a2a_migrate.applying` can tell what a reviewer
   removed or changed;
 * ``notes``: every note of the migration, with its JSON pointer;
 * ``layout`` (read-only): for objects whose member order a patch cannot
@@ -30,7 +30,7 @@ from a2a_migrate import __version__, io
 from a2a_migrate import pointer as jp
 from a2a_migrate.patching import Patcher, PatchError, sha256
 from a2a_migrate.batch import Outcome
-from a2a_migrate.context import SEVERITIES, Note, Options
+from a2a_migrate.context import SEVERITIES, Note, Options, Severity
 from a2a_migrate.engine import TARGET, Change, Direction
 
 FORMAT = "a2a-migrate plan"
@@ -59,7 +59,7 @@ class CardPlan:
     """The plan for one card.
 
     ``patch`` is what a reviewer edits (as read back it may hold anything;
-    :mod:`a2a_migrate.apply` checks each operation). ``outcome`` is the
+    :mod:`a2a_migrate.applying` checks each operation). ``outcome`` is the
     migration's outcome when the plan was just built (for diffs and Markdown),
     ``None`` when it was read from a file.
     """
@@ -151,6 +151,40 @@ class Plan:
 # -- building -------------------------------------------------------------------------
 
 
+@dataclass
+class Planning:
+    """A plan and how it was made (:func:`make`).
+
+    ``outcomes`` holds every input's outcome in input order, skipped and failed
+    ones too, for the caller to report; ``empty`` the PATH arguments that held no card.
+    """
+
+    plan: Plan
+    outcomes: list[Outcome]
+    empty: list[str]
+
+
+def make(paths: Sequence[str], direction: Direction = "up", options: Options | None = None, *,
+         include: Sequence[str] = (), exclude: Sequence[str] = (), fail_on: Severity | None = None,
+         jobs: int = 1, max_bytes: int | None = io.MAX_CARD_BYTES) -> Planning:
+    """Plan the migration of the cards PATHs name (files or folders, as the commands find them).
+
+    Nothing is written. ``fail_on`` refuses cards with notes that severe
+    (``"lossy"`` is ``--strict``); ``jobs`` worker processes migrate them.
+    """
+    from a2a_migrate import discover
+    from a2a_migrate.batch import Job, run_batch
+
+    options = options or Options()
+    found, problems = discover.expand(paths, include, exclude)
+    outcomes = [Outcome(problem.path, "failed", error=problem.reason) for problem in problems]
+    job = Job(direction, options, record=True, fail_on=fail_on, max_bytes=max_bytes)
+    outcomes += run_batch([(str(item.path), item.sniff) for item in found], job, jobs)
+    args = {str(item.path): item.arg for item in reversed(found)}  # the first PATH that named each file
+    yielded = {problem.arg for problem in problems} | {args.get(o.name, o.name) for o in outcomes if o.status != "skipped"}
+    return Planning(build(outcomes, direction, options), outcomes, discover.empty_paths(paths, yielded))
+
+
 def build(outcomes: Iterable[Outcome], direction: Direction, options: Options) -> Plan:
     """A plan from migration outcomes (computed with ``Job(record=True)``); skipped inputs are left out."""
     cards = [card_plan(outcome) for outcome in outcomes if outcome.status != "skipped"]
@@ -193,7 +227,7 @@ def related(a: str, b: str) -> bool:
 def layout(old_text: str, new_text: str, patch: Sequence[Any], name: str) -> dict[str, list[str]]:
     """Member orders the patch alone would get wrong, by object pointer.
 
-    Applies the patch to the parsed input the way :mod:`a2a_migrate.apply`
+    Applies the patch to the parsed input the way :mod:`a2a_migrate.applying`
     will, and records the order of every object whose members come out in
     another order than in the migration's output.
     """

@@ -105,7 +105,7 @@ class Inputs:
 
     def fail(self, name: str, error: str) -> None:
         """Print ``NAME: error: ERROR`` and count the input as failed."""
-        click.echo(f"{name}: error: {error}", err=True)
+        echo_error(name, error)
         self.failed += 1
 
     def empty(self, quiet: bool = False) -> list[str]:
@@ -165,6 +165,48 @@ SHOWN = {-1: {"error"}, 0: {"assumed", "warning", "lossy", "error"}, 1: {"info",
 NEEDS_A_LOOK = ("warning", "lossy", "error")
 
 
+# -- colour ------------------------------------------------------------------------------
+# Styles are always added; click.echo strips them unless the stream is a terminal and colour
+# is on (``NO_COLOR`` and ``--no-color`` turn it off: cli/app.py). Card text is never styled.
+
+_SEVERITY_STYLES: dict[str, dict[str, Any]] = {
+    "error": {"fg": "red", "bold": True}, "lossy": {"fg": "magenta", "bold": True}, "warning": {"fg": "yellow"},
+    "assumed": {"fg": "cyan"}, "info": {"dim": True}}
+_DIFF_STYLES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("+++ ", {"bold": True}), ("--- ", {"bold": True}), ("@@", {"fg": "cyan"}), ("+", {"fg": "green"}),
+    ("-", {"fg": "red"}), ("moved ", {"fg": "cyan"}), ("changed ", {"fg": "yellow"}), ("added ", {"fg": "green"}),
+    ("removed ", {"fg": "red"}))
+
+
+def severity_word(severity: str) -> str:
+    """A severity word, coloured for a terminal."""
+    return click.style(severity, **_SEVERITY_STYLES.get(severity, {}))
+
+
+def echo_diff(text: str) -> None:
+    """Print a unified diff or a ``diff`` listing on stdout, each line coloured by its kind at a terminal."""
+    click.echo("".join(_diff_line(line) for line in text.splitlines(keepends=True)), nl=False)
+
+
+def _diff_line(line: str) -> str:
+    for start, style in _DIFF_STYLES:
+        if line.startswith(start):
+            body = line.rstrip("\n")
+            return click.style(body, **style) + line[len(body):]
+    return line
+
+
+def echo_error(name: str, message: str) -> None:
+    """The one form of an error line: ``NAME: error: MESSAGE`` on stderr."""
+    click.echo(f"{name}: {severity_word('error')}: {message}", err=True)
+
+
+def disable_colour(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``--no-color`` (and the group's ``NO_COLOR`` check): this context and those it makes print no colour."""
+    if value:
+        ctx.color = False
+
+
 def print_messages(outcome: Outcome, verbosity: int, batch: bool = False) -> None:
     """Print a card's error and notes as the verbosity asks (-q errors, -v everything).
 
@@ -177,7 +219,7 @@ def print_messages(outcome: Outcome, verbosity: int, batch: bool = False) -> Non
         _print_one_line(outcome)
         return
     if outcome.error:
-        click.echo(f"{outcome.name}: error: {outcome.error}", err=True)
+        echo_error(outcome.name, outcome.error)
     shown = SHOWN[verbosity]
     for note in outcome.notes:
         if note.severity in shown:  # -q: errors only (a card refused for lossy notes says so in its error)
@@ -187,13 +229,13 @@ def print_messages(outcome: Outcome, verbosity: int, batch: bool = False) -> Non
 def note_line(note: Note) -> str:
     """``severity: [transform] /pointer: message``, as every note is printed."""
     where = f" {note.pointer}:" if note.pointer else ""
-    return f"{note.severity}: [{note.transform}]{where} {note.message}"
+    return f"{severity_word(note.severity)}: [{note.transform}]{where} {note.message}"
 
 
 def _print_one_line(outcome: Outcome) -> None:
     notes = sorted((note for note in outcome.notes if note.severity in NEEDS_A_LOOK),
                    key=lambda note: -SEVERITIES.index(note.severity))
-    lines = [f"error: {outcome.error}"] if outcome.error else []
+    lines = [f"{severity_word('error')}: {outcome.error}"] if outcome.error else []
     lines += [note_line(note) for note in notes]
     if lines:
         more = f" (and {len(lines) - 1} more: -v shows all)" if len(lines) > 1 else ""

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from a2a_migrate import __version__, discover
-from a2a_migrate.cli.common import EXIT_CHECK, EXIT_INPUT, EXIT_OK, Inputs, input_options
+from a2a_migrate.cli.common import EXIT_CHECK, EXIT_INPUT, EXIT_OK, Inputs, input_options, severity_word
 
 
 @click.command()
@@ -94,7 +94,7 @@ def _validate_card(card: discover.Loaded, version: str | None, strict: bool, out
     findings = validate(card.document.original, version)
     if output_format == "text":
         for f in findings:
-            click.echo(f"{card.name}: {f.severity}: {f.pointer or '/'}: {f.message} [{f.rule}]")
+            click.echo(f"{card.name}: {severity_word(f.severity)}: {f.pointer or '/'}: {f.message} [{f.rule}]")
     return {"path": card.name, "version": version or detect_version(card.document.original),
             "valid": not any(f.severity == "error" or strict for f in findings),
             "findings": [{"severity": f.severity, "pointer": f.pointer, "message": f.message, "rule": f.rule}

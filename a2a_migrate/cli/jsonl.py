@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, IO
 
 import click
 
-from a2a_migrate.cli.common import EXIT_INPUT, is_stdout
+from a2a_migrate.cli.common import EXIT_INPUT, echo_error, is_stdout
 
 if TYPE_CHECKING:
     from a2a_migrate.batch import Job
@@ -96,7 +96,7 @@ def _report_stream(report_file: Path | None, exit_code: int) -> Iterator[IO[str]
     try:
         stream = open(report_file, "w", encoding="utf-8")  # noqa: SIM115  (closed below)
     except OSError as error:
-        click.echo(f"{report_file}: error: cannot write: {error.strerror or error}", err=True)
+        echo_error(str(report_file), f"cannot write: {error.strerror or error}")
         sys.exit(exit_code)
     with stream:
         yield stream

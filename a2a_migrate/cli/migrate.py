@@ -17,8 +17,9 @@ import click
 
 from a2a_migrate import __version__, discover, io
 from a2a_migrate.cli import transforms as cli_transforms
-from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, input_options, is_stdout, least_failing,
-                                    no_cards_found, print_messages, protocol_version, summary_line, verbosity)
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, echo_diff, echo_error, input_options,
+                                    is_stdout, least_failing, no_cards_found, print_messages, protocol_version,
+                                    summary_line, verbosity)
 from a2a_migrate.cli.signing import pop_signing_request, sign_options, with_signing
 from a2a_migrate.context import Options, Severity
 from a2a_migrate.progress import Progress
@@ -283,7 +284,7 @@ class Tally:
         if self.run.show_diff and outcome.status == "changed":
             from a2a_migrate.batch import unified_diff
 
-            sys.stdout.write(unified_diff(outcome))
+            echo_diff(unified_diff(outcome))
         if self.run.show_patch or self.run.report_file is not None:
             outcome.old_text = outcome.new_text = ""
             self.kept.append(outcome)
@@ -343,7 +344,7 @@ def _write_report(run: Run, outcomes: list[Outcome]) -> bool:
     try:
         io.write_atomic(run.report_file, text)  # type: ignore[arg-type]
     except io.CardError as error:
-        click.echo(f"{run.report_file}: error: {error}", err=True)
+        echo_error(str(run.report_file), str(error))
         return False
     return True
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import click
 
-from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, input_options, no_cards_found, print_messages,
-                                    protocol_version, summary_line, verbosity)
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, echo_diff, echo_error, input_options,
+                                    no_cards_found, print_messages, protocol_version, summary_line, verbosity)
 from a2a_migrate.cli.transforms import chain_options, checked
 
 
@@ -85,7 +85,7 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
         try:
             io.write_atomic(output, text)
         except io.CardError as error:
-            click.echo(f"{output}: error: {error}", err=True)
+            echo_error(str(output), str(error))
             sys.exit(EXIT_INPUT)
     if level >= 0:
         skipped = sum(outcome.status == "skipped" for outcome in planning.outcomes)
@@ -219,7 +219,7 @@ def diff_command(old: str, new: str, output_format: str, exit_code: bool) -> Non
             text = sys.stdin.read() if name == "-" else io.read_text(Path(name))
             cards.append(io.parse(text, name).original)
         except io.CardError as error:
-            click.echo(f"{name}: error: {error}", err=True)
+            echo_error(name, str(error))
             sys.exit(EXIT_INPUT)
     differences = semantic_diff.compare(cards[0], cards[1])
     versions = [detect_version(card) for card in cards]
@@ -229,6 +229,6 @@ def diff_command(old: str, new: str, output_format: str, exit_code: bool) -> Non
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     elif differences:
         click.echo(f"--- {old} ({versions[0]})\n+++ {new} ({versions[1]})")
-        sys.stdout.write(semantic_diff.render_text(differences))
+        echo_diff(semantic_diff.render_text(differences))
     click.echo(semantic_diff.summary(differences), err=True)
     sys.exit(EXIT_CHECK if exit_code and differences else EXIT_OK)

@@ -32,6 +32,9 @@ from a2a_migrate.cli.transforms import chain_options, checked
               help="Write the plan to this file (default: stdout).")
 @click.option("--format", "output_format", type=click.Choice(["json", "md"]), default="json", show_default=True,
               help="json: the plan for 'apply'; md: a Markdown review for a pull request.")
+@click.option("--max-chars", type=click.IntRange(min=0), default=None, metavar="N",
+              help="md: the most characters the review may have (default 60000; 0: no limit); a longer review "
+                   "keeps its summary and the cards that fit, and writes the others beside -o FILE, in FILE.d/.")
 @click.option("--strict", is_flag=True, help="Treat lossy notes as failures: such a card is refused in the plan.")
 @click.option("--interface-version", metavar="VERSION", callback=protocol_version,
               help="The protocol version the card's endpoints speak now (as for upgrade and downgrade).")
@@ -49,25 +52,27 @@ from a2a_migrate.cli.transforms import chain_options, checked
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: the CPUs).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print info notes.")
-def plan_command(paths: Sequence[str], target: str, output: Path | None, output_format: str, strict: bool,
-                 include: Sequence[str], exclude: Sequence[str], max_file_size: int, jobs: int | None, quiet: bool,
-                 verbose: bool, **options: Any) -> None:
+def plan_command(paths: Sequence[str], target: str, output: Path | None, output_format: str, max_chars: int | None,
+                 strict: bool, include: Sequence[str], exclude: Sequence[str], max_file_size: int, jobs: int | None,
+                 quiet: bool, verbose: bool, **options: Any) -> None:
     """Plan a migration for review: write nothing to the cards.
 
     The plan holds, per card, its path, the SHA-256 of its bytes, the source
     and target version, the RFC 6902 patch (edit it: delete the operations you
     do not want), the transform and notes behind each operation, and every
     note with its JSON pointer. 'a2a-migrate apply PLAN' applies it. With
-    --format md the output is a Markdown review instead: a summary, and per
-    card a table of changes and the unified diff.
+    --format md the output is a Markdown review instead: a summary, then per
+    card a folded section with its notes and unified diff, within --max-chars.
     """
-    from a2a_migrate import io, plans, review_markdown
+    from a2a_migrate import plans
     from a2a_migrate.batch import default_jobs
     from a2a_migrate.context import Options
     from a2a_migrate.engine import Direction
 
     if "-" in paths:
         raise click.UsageError("plan needs card files: a card read from stdin could not be applied later")
+    if max_chars is not None and output_format != "md":
+        raise click.UsageError("--max-chars sizes a Markdown review: it goes with --format md")
     direction: Direction = "up" if target == "1.0" else "down"
     settings = checked(Options(**options))  # issue 13: a chain that cannot run is a usage error
     level = verbosity(quiet, verbose)
@@ -78,30 +83,73 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
             print_messages(outcome, level)
     no_cards_found(planning.empty, set(), quiet=level < 0)
     the_plan = planning.plan
-    text = plans.dumps(the_plan) if output_format == "json" else review_markdown.render(the_plan)
-    if output is None or str(output) == "-":
-        sys.stdout.write(text)
+    to_stdout = output is None or str(output) == "-"
+    if output_format == "md":
+        written = _write_review(the_plan, None if to_stdout else output, max_chars)
     else:
-        try:
-            io.write_atomic(output, text)
-        except io.CardError as error:
-            echo_error(str(output), str(error))
-            sys.exit(EXIT_INPUT)
+        written = _write_text(plans.dumps(the_plan), None if to_stdout else output)
     if level >= 0:
         skipped = sum(outcome.status == "skipped" for outcome in planning.outcomes)
-        click.echo(_plan_summary(the_plan, output, skipped), err=True)
+        click.echo(_plan_summary(the_plan, skipped) + written, err=True)
     sys.exit(EXIT_INPUT if any(card.status == "failed" for card in the_plan.cards) else EXIT_OK)
 
 
-def _plan_summary(the_plan: Any, output: Path | None, skipped: int) -> str:
+def _write_text(text: str, output: Path | None) -> str:
+    """Write the plan to ``output`` (stdout for None); what the summary line adds about it."""
+    from a2a_migrate import io
+
+    if output is None:
+        sys.stdout.write(text)
+        return ""
+    try:
+        io.write_atomic(output, text)
+    except io.CardError as error:
+        echo_error(str(output), str(error))
+        sys.exit(EXIT_INPUT)
+    return f"; plan written to {output}"
+
+
+def _write_review(the_plan: Any, output: Path | None, max_chars: int | None) -> str:
+    """Render the Markdown review within the budget and write it; what the summary line adds about it.
+
+    A review over the budget needs a file to write its sections beside, so on
+    stdout it is a usage error that says so rather than a comment too long to post.
+    """
+    from a2a_migrate import review_markdown
+
+    budget = review_markdown.DEFAULT_MAX_CHARS if max_chars is None else max_chars
+    if output is None or not budget:
+        text = review_markdown.render(the_plan)
+        if budget and len(text) > budget:
+            raise click.UsageError(f"the review is {len(text):,} characters, over --max-chars {budget}: write it "
+                                   "with -o FILE to split it (the cards that do not fit go to FILE.d/), or raise "
+                                   "--max-chars")
+        return _write_text(text, output)
+    folder = review_markdown.sections_folder(output)
+    try:
+        rendered = review_markdown.review(the_plan, budget, output.name)
+    except review_markdown.BudgetError as error:
+        raise click.UsageError(f"--max-chars {budget}: {error}") from None
+    try:
+        review_markdown.write(rendered, output)
+    except review_markdown.WriteError as error:
+        echo_error(str(error.path), error.reason)
+        sys.exit(EXIT_INPUT)
+    if not rendered.sections:
+        return f"; review written to {output}"
+    cards = sum(name != "index.md" for name in rendered.sections)
+    return (f"; review written to {output} ({len(rendered.text):,} characters), {cards} "
+            f"{'card' if cards == 1 else 'cards'} in {folder}/")
+
+
+def _plan_summary(the_plan: Any, skipped: int) -> str:
     cards = the_plan.cards
     changed = [card for card in cards if card.status == "changed"]
     failed = sum(card.status == "failed" for card in cards)
     operations = sum(len(card.patch) for card in changed)
     parts = [f"{len(changed)} {'card' if len(changed) == 1 else 'cards'} to change ({operations} operations)",
              f"{len(cards) - len(changed) - failed} already {the_plan.target_version}"]
-    where = f"; plan written to {output}" if output is not None and str(output) != "-" else ""
-    return summary_line(parts, skipped, failed) + where
+    return summary_line(parts, skipped, failed)
 
 
 # -- apply ---------------------------------------------------------------------------------

@@ -213,7 +213,7 @@ def _refused(cards: Sequence[CardPlan]) -> str:
         return ""
     rows = [[_code(card.path), _text(_shortened(_reason(card)))] for card in refused[:_LISTED]]
     return _table(["refused card", "reason"], rows) + _more(len(refused) - _LISTED, "refused card",
-                                                            "its section gives the reason")
+                                                            "the section of each gives the reason")
 
 
 def _needing_a_look(cards: Sequence[CardPlan]) -> str:

@@ -180,6 +180,27 @@ def test_cards_needing_a_look_are_listed_most_lossy_first(tmp_path: Path) -> Non
     assert len(listed) >= 3 and [int(n) for _, n in listed] == sorted((int(n) for _, n in listed), reverse=True)
 
 
+def test_the_summary_stays_short_whatever_the_number_of_cards() -> None:
+    from a2a_migrate.context import Note
+
+    def card(index: int, status: str, *notes: str) -> plan.CardPlan:
+        return plan.CardPlan(f"c{index:02d}/agent-card.json", None, status, "0.3", "1.0",
+                             notes=[Note(severity, "t", f"/p{i}", "m") for i, severity in enumerate(notes)])
+
+    cards = [card(i, "failed", "error") for i in range(25)]
+    cards += [card(25 + i, "changed", *["lossy"] * (1 + i % 3), "warning") for i in range(12)]
+    text = review_markdown.render(plan.Plan("up", {"keep_signatures": True}, cards))
+    refused = tables(parse(text))[-1]
+    assert len(refused) == 1 + 20 and refused[1] == ["`c00/agent-card.json`", "\\[t\\] /p0: m"]
+    visible = rendered_text(text)
+    assert "and 5 more refused cards (the section of each gives the reason)" in visible
+    look = re.findall(r"^- `(c\d+)/agent-card.json`: (\d) lossy, 1 warning$", text, re.M)
+    assert len(look) == 10 and [n for _, n in look] == ["3"] * 4 + ["2"] * 4 + ["1"] * 2
+    assert [c for c, _ in look[:4]] == ["c27", "c30", "c33", "c36"]  # ties keep the plan's order
+    assert "and 2 more cards (with lossy notes or warnings)" in visible
+    assert "Options: keep_signatures = true" in visible
+
+
 HOSTILE = "</summary></details><b>bold</b> | pipe `tick` ``` fence ```` <!-- -->"
 #: A YAML block scalar puts card text at the start of a diff line, where a short fence would end.
 HOSTILE_YAML = """protocolVersion: 0.3.0

@@ -348,8 +348,11 @@ def test_a_review_is_the_same_bytes_each_run_and_stale_sections_go(tmp_path: Pat
     shutil.rmtree(tmp_path / "cards")
     output, _ = split_review(tmp_path, 6000)
     assert {path.name: path.read_bytes() for path in [output, *folder.iterdir()] if path not in foreign} == first
-    output, _ = split_review(tmp_path, 9000)
-    assert len(list(folder.iterdir())) < len(first) - 1 + len(foreign)  # fewer sections: the others went
+    before = len(list(folder.iterdir()))
+    output, result = split_review(tmp_path, 9000)
+    gone = before - len(list(folder.iterdir()))
+    said = f"; {gone} section {'file' if gone == 1 else 'files'} of an earlier review removed"
+    assert gone > 0 and result.output.splitlines()[-1].endswith(said)
     linked = {unquote(target) for target in links(parse(output.read_text("utf-8")))}
     assert {f"review.md.d/{path.name}" for path in folder.iterdir() if path not in foreign} == linked
     assert all(path.exists() for path in foreign)

@@ -131,15 +131,17 @@ def _write_review(the_plan: Any, output: Path | None, max_chars: int | None) -> 
     except review_markdown.BudgetError as error:
         raise click.UsageError(f"--max-chars {budget}: {error}") from None
     try:
-        review_markdown.write(rendered, output)
+        removed = review_markdown.write(rendered, output)
     except review_markdown.WriteError as error:
         echo_error(str(error.path), error.reason)
         sys.exit(EXIT_INPUT)
-    if not rendered.sections:
-        return f"; review written to {output}"
-    cards = sum(name != "index.md" for name in rendered.sections)
-    return (f"; review written to {output} ({len(rendered.text):,} characters), {cards} "
-            f"{'card' if cards == 1 else 'cards'} in {folder}/")
+    said = f"; review written to {output}"
+    if rendered.sections:
+        cards = sum(name != "index.md" for name in rendered.sections)
+        said += f" ({len(rendered.text):,} characters), {cards} {'card' if cards == 1 else 'cards'} in {folder}/"
+    if removed:  # files deleted are said, not left to be noticed
+        said += f"; {len(removed)} section {'file' if len(removed) == 1 else 'files'} of an earlier review removed"
+    return said
 
 
 def _plan_summary(the_plan: Any, skipped: int) -> str:

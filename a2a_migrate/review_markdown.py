@@ -68,21 +68,22 @@ class Review:
 
     ``sections`` maps a file name inside ``folder`` (the folder's name beside
     the main document, as the links spell it) to its text; empty when the
-    whole review fits.
+    whole review fits. ``whole`` is the length of the whole review unsplit.
     """
 
     text: str
+    whole: int
     folder: str = ""
     sections: dict[str, str] = field(default_factory=dict)
 
 
 def render(plan: Plan) -> str:
     """The whole review as one document, whatever its length."""
-    return _head(plan) + _CARDS + "".join(_folded(card, plan.target_version) for card in plan.cards)
+    return review(plan, 0, "").text
 
 
 def review(plan: Plan, max_chars: int, name: str) -> Review:
-    """The review within ``max_chars`` characters; when longer, split into section files.
+    """The review within ``max_chars`` characters (0: no limit); when longer, split into section files.
 
     ``name`` is the main document's file name: the sections go to the folder
     beside it named ``NAME.d`` (:func:`sections_folder`), which the links name.
@@ -93,13 +94,14 @@ def review(plan: Plan, max_chars: int, name: str) -> Review:
     to ``index.md`` in the folder and the main document links to it. Raises
     :class:`BudgetError` when the summary alone is over the budget.
     """
-    whole = render(plan)
-    if len(whole) <= max_chars:
-        return Review(whole)
     target, count, folder = plan.target_version, len(plan.cards), name + ".d"
-    names = section_names(plan.cards)
+    bodies = [_body(card) for card in plan.cards]  # once each: a body holds the card's diff
     head = _head(plan)
-    inline = [_folded(card, target) for card in plan.cards]
+    inline = [_folded(card, target, body) for card, body in zip(plan.cards, bodies)]
+    whole = head + _CARDS + "".join(inline)
+    if not max_chars or len(whole) <= max_chars:
+        return Review(whole, len(whole))
+    names = section_names(plan.cards)
     links = [_link(card, target, _href(folder, file)) for card, file in zip(plan.cards, names)]
 
     def notice(kept: int | None) -> str:
@@ -107,18 +109,18 @@ def review(plan: Plan, max_chars: int, name: str) -> Review:
 
     kept = _most_inline(head, inline, links, notice, max_chars)
     back = _href("..", name)
-    files = {file: _section_file(card, target, index, count, back)
+    files = {file: _section_file(card, target, bodies[index], f"Card {index + 1} of {count} of [the review]({back}).")
              for index, (card, file) in enumerate(zip(plan.cards, names)) if index >= (kept or 0)}
     if kept is not None:
         text = head + notice(kept) + "".join(inline[:kept])
         text += "\n" + "".join(links[kept:]) if kept < count else ""
-        return Review(text, folder, files)
+        return Review(text, len(whole), folder, files)
     files["index.md"] = f"{MARKER}\n\nThe {count} cards of [the review]({back}).\n\n" + "".join(
         _link(card, target, _href("", file)) for card, file in zip(plan.cards, names))
     text = head + notice(None)
     if len(text) > max_chars:
         raise BudgetError(f"the summary alone is {len(text):,} characters, over the budget of {max_chars:,}")
-    return Review(text, folder, files)
+    return Review(text, len(whole), folder, files)
 
 
 def _most_inline(head: str, inline: Sequence[str], links: Sequence[str], notice: Callable[[int], str],
@@ -251,17 +253,15 @@ def _more(extra: int, what: str, said: str) -> str:
 # -- card sections ------------------------------------------------------------------------
 
 
-def _folded(card: CardPlan, target: str) -> str:
+def _folded(card: CardPlan, target: str, body: str) -> str:
     """One card as a folded ``<details>`` block: the summary line is HTML, the body Markdown."""
     summary = f"<code>{_html(card.path)}</code> — {_html(_about(card, target))}"
-    return f"\n<details>\n<summary>{summary}</summary>\n\n{_body(card)}\n</details>\n"
+    return f"\n<details>\n<summary>{summary}</summary>\n\n{body}\n</details>\n"
 
 
-def _section_file(card: CardPlan, target: str, index: int, count: int, back: str) -> str:
-    """A card's section as a file of its own, linking back to the main document."""
-    return (f"{MARKER}\n\nCard {index + 1} of {count} of [the review]({back}).\n\n"
-            f"## {_code(card.path, table=False)}\n\n"
-            f"{_text(_about(card, target))}\n\n{_body(card)}")
+def _section_file(card: CardPlan, target: str, body: str, where: str) -> str:
+    """A card's section as a file of its own; ``where`` places it in the review and links back to it."""
+    return f"{MARKER}\n\n{where}\n\n## {_code(card.path, table=False)}\n\n{_text(_about(card, target))}\n\n{body}"
 
 
 def _link(card: CardPlan, target: str, href: str) -> str:

@@ -369,7 +369,8 @@ def test_budget_mistakes_are_one_line_usage_errors(tmp_path: Path) -> None:
     copy_cards(tmp_path, [(name, f"{i}/agent-card.json") for i, name in enumerate(MANY)])
     on_stdout = invoke("plan", "--format", "md", "-j", "1", "--max-chars", "5000", str(tmp_path))
     assert on_stdout.exit_code == 2 and not on_stdout.stdout
-    assert "over --max-chars 5000: write it with -o FILE" in on_stdout.output
+    whole = len(invoke("plan", "--format", "md", "-j", "1", "--max-chars", "0", str(tmp_path)).stdout)
+    assert f"the review is {whole:,} characters, over --max-chars 5000: write it with -o FILE" in on_stdout.output
     assert invoke("plan", "--format", "md", "-j", "1", "--max-chars", "0", str(tmp_path)).exit_code == 0
     with_json = invoke("plan", "--max-chars", "5000", str(tmp_path))
     assert with_json.exit_code == 2 and "--max-chars sizes a Markdown review" in with_json.output

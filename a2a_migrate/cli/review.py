@@ -118,18 +118,17 @@ def _write_review(the_plan: Any, output: Path | None, max_chars: int | None) -> 
     from a2a_migrate import review_markdown
 
     budget = review_markdown.DEFAULT_MAX_CHARS if max_chars is None else max_chars
-    if output is None or not budget:
-        text = review_markdown.render(the_plan)
-        if budget and len(text) > budget:
-            raise click.UsageError(f"the review is {len(text):,} characters, over --max-chars {budget}: write it "
-                                   "with -o FILE to split it (the cards that do not fit go to FILE.d/), or raise "
-                                   "--max-chars")
-        return _write_text(text, output)
-    folder = review_markdown.sections_folder(output)
     try:
-        rendered = review_markdown.review(the_plan, budget, output.name)
+        rendered = review_markdown.review(the_plan, budget, "-" if output is None else output.name)
     except review_markdown.BudgetError as error:
         raise click.UsageError(f"--max-chars {budget}: {error}") from None
+    if output is None:
+        if rendered.sections:
+            raise click.UsageError(f"the review is {rendered.whole:,} characters, over --max-chars {budget}: write "
+                                   "it with -o FILE to split it (the cards that do not fit go to FILE.d/), or raise "
+                                   "--max-chars")
+        return _write_text(rendered.text, output)
+    folder = review_markdown.sections_folder(output)
     try:
         removed = review_markdown.write(rendered, output)
     except review_markdown.WriteError as error:

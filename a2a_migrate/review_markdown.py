@@ -112,9 +112,7 @@ def review(plan: Plan, max_chars: int, name: str) -> Review:
     files = {file: _section_file(card, target, bodies[index], f"Card {index + 1} of {count} of [the review]({back}).")
              for index, (card, file) in enumerate(zip(plan.cards, names)) if index >= (kept or 0)}
     if kept is not None:
-        text = head + notice(kept) + "".join(inline[:kept])
-        text += "\n" + "".join(links[kept:]) if kept < count else ""
-        return Review(text, len(whole), folder, files)
+        return Review("".join(_split_parts(head, inline, links, notice, kept)), len(whole), folder, files)
     files["index.md"] = f"{MARKER}\n\nThe {count} cards of [the review]({back}).\n\n" + "".join(
         _link(card, target, _href("", file)) for card, file in zip(plan.cards, names))
     text = head + notice(None)
@@ -123,37 +121,45 @@ def review(plan: Plan, max_chars: int, name: str) -> Review:
     return Review(text, len(whole), folder, files)
 
 
+def _split_parts(head: str, inline: Sequence[str], links: Sequence[str], notice: Callable[[int], str],
+                 kept: int) -> list[str]:
+    """A split main document, in parts: the summary and the notice, the links to the files, the first cards."""
+    parts = [head, notice(kept)]
+    if kept < len(links):
+        parts += ["\n", *links[kept:]]
+    if kept:
+        parts += [_CARDS, *inline[:kept]]
+    return parts
+
+
 def _most_inline(head: str, inline: Sequence[str], links: Sequence[str], notice: Callable[[int], str],
                  max_chars: int) -> int | None:
     """How many sections stay in the main document (the rest linked), or None when not even the links fit.
 
     The first cards in plan order stay, up to the first that does not fit:
     the reader gets the cards in order, and knows where the files begin.
+    The parts are measured, not joined: only a few cards fit, so this is
+    a few passes over the list of links, whatever the number of cards.
     """
-    size = len(head) + 1 + sum(len(link) for link in links)  # 1: the blank line that ends the last <details>
     best = None
     for kept in range(len(inline) + 1):
-        if size + len(notice(kept)) > max_chars:
+        if sum(len(part) for part in _split_parts(head, inline, links, notice, kept)) > max_chars:
             break
         best = kept
-        if kept < len(inline):
-            size += len(inline[kept]) - len(links[kept])
     return best
 
 
 def _split_notice(whole: int, max_chars: int, kept: int | None, count: int, folder: str) -> str:
     """The paragraph saying the review was split, and where the rest is (``kept`` None: in an index file)."""
     where = _code(folder + "/", table=False)
-    said = (f"> **Split review.** The whole review is {whole:,} characters, over the budget of {max_chars:,} "
+    said = (f"\n> **Split review.** The whole review is {whole:,} characters, over the budget of {max_chars:,} "
             f"(`--max-chars`). ")
     if kept is None:
-        said += f"Each card's section is a file in {where}, listed in [the index]({_href(folder, 'index.md')}).\n"
-    elif kept:
-        said += (f"The first {kept} of the {count} cards are below; the other {count - kept} are files in "
-                 f"{where}, linked after them.\n")
-    else:
-        said += f"Each of the {count} cards is a file in {where}, linked below.\n"
-    return "\n" + said + _CARDS
+        return said + f"Each card's section is a file in {where}, listed in [the index]({_href(folder, 'index.md')}).\n"
+    if kept:
+        return said + (f"The first {kept} of the {count} cards are folded under Cards below; the other "
+                       f"{count - kept} are files in {where}, linked here:\n")
+    return said + f"Each of the {count} cards is a file in {where}, linked below.\n"
 
 
 # -- summary ------------------------------------------------------------------------------

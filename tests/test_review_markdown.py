@@ -286,7 +286,8 @@ def test_a_review_over_the_budget_keeps_the_first_cards_and_links_the_rest(tmp_p
     inline = [summary.split(" — ")[0] for summary in page.summaries]
     cards = sorted(str(path) for path in (tmp_path / "cards").rglob("agent-card.json"))
     assert 0 < len(inline) < len(cards) and len(inline) + len(targets) == len(cards)
-    assert inline == cards[:len(inline)]  # the first cards in order, then the links
+    assert inline == cards[:len(inline)]  # the first cards in order
+    assert text.index(targets[0]) < text.index("## Cards") < text.index("<details>")  # linked from the summary
     folder = output.parent / "review.md.d"
     assert sorted(folder.iterdir()) == sorted(output.parent / unquote(target) for target in targets)
     assert result.output.splitlines()[-1].endswith(f"{len(targets)} cards in {folder}/")
@@ -307,11 +308,15 @@ def test_a_review_over_the_budget_keeps_the_first_cards_and_links_the_rest(tmp_p
 
 
 def test_the_split_keeps_as_many_cards_as_fit() -> None:
-    notice = lambda kept: "n" * 10  # noqa: E731
-    assert review_markdown._most_inline("h" * 10, ["s" * 30] * 3, ["l" * 5] * 3, notice, 36) == 0
-    assert review_markdown._most_inline("h" * 10, ["s" * 30] * 3, ["l" * 5] * 3, notice, 61) == 1
-    assert review_markdown._most_inline("h" * 10, ["s" * 30] * 3, ["l" * 5] * 3, notice, 111) == 3
-    assert review_markdown._most_inline("h" * 10, ["s" * 30] * 3, ["l" * 5] * 3, notice, 35) is None
+    def most(max_chars: int) -> int | None:
+        return review_markdown._most_inline("h" * 10, ["s" * 30] * 3, ["l" * 5] * 3, lambda kept: "n" * 10, max_chars)
+
+    cards = len(review_markdown._CARDS)
+    assert most(10 + 10 + 1 + 15) == 0  # the summary, the notice, and the three links after a blank line
+    assert most(10 + 10 + 1 + 10 + cards + 30) == 1
+    assert most(10 + 10 + 1 + 10 + cards + 30 - 1) == 0
+    assert most(10 + 10 + cards + 90) == 3
+    assert most(10 + 10 + 1 + 15 - 1) is None
 
 
 def test_links_that_do_not_fit_go_to_an_index_and_a_summary_that_does_not_fit_is_refused() -> None:

@@ -109,7 +109,7 @@ def review(plan: Plan, max_chars: int, name: str) -> Review:
 
     kept = _most_inline(head, inline, links, notice, max_chars)
     back = _href("..", name)
-    files = {file: _section_file(card, target, bodies[index], f"Card {index + 1} of {count} of [the review]({back}).")
+    files = {file: _section_file(card, target, bodies[index], f"Card {index + 1} of {count} of [the review]({back})")
              for index, (card, file) in enumerate(zip(plan.cards, names)) if index >= (kept or 0)}
     if kept is not None:
         return Review("".join(_split_parts(head, inline, links, notice, kept)), len(whole), folder, files)
@@ -266,8 +266,12 @@ def _folded(card: CardPlan, target: str, body: str) -> str:
 
 
 def _section_file(card: CardPlan, target: str, body: str, where: str) -> str:
-    """A card's section as a file of its own; ``where`` places it in the review and links back to it."""
-    return f"{MARKER}\n\n{where}\n\n## {_code(card.path, table=False)}\n\n{_text(_about(card, target))}\n\n{body}"
+    """A card's section as a file of its own; ``where`` places it in the review and links back to it.
+
+    The versions follow ``where`` on its line: text from a plan never starts
+    a line, where a version such as ``- x`` would make a list.
+    """
+    return f"{MARKER}\n\n## {_code(card.path, table=False)}\n\n{where} · {_text(_about(card, target))}\n\n{body}"
 
 
 def _link(card: CardPlan, target: str, href: str) -> str:
@@ -289,7 +293,7 @@ def _about(card: CardPlan, target: str) -> str:
 def _body(card: CardPlan) -> str:
     lines = []
     if card.status == "failed":
-        lines += [f"**Refused**: {_text(card.error or 'see the error notes')}", ""]
+        lines += [f"**Refused**: {_text(card.error or 'see the error notes below')}", ""]
     notes = sorted(card.notes, key=lambda note: _MOST_SEVERE_FIRST.index(note.severity))
     if notes:
         lines += [f"- {_note(note)}" for note in notes] + [""]

@@ -334,11 +334,14 @@ def write(rendered: Review, output: Path) -> list[Path]:
     links never point at missing files. Section files an earlier run left in
     the folder (named and marked as sections) that this review does not have
     are removed. Returns the removed files; raises :class:`WriteError`
-    naming the first file that could not be written.
+    naming the first file that could not be written, and ``ValueError`` for
+    a split review rendered for another file name (its links would not resolve).
     """
     from a2a_migrate import io
 
     folder = sections_folder(output)
+    if rendered.sections and rendered.folder != folder.name:  # its links would name another folder
+        raise ValueError(f"this review links {rendered.folder}/, not {folder.name}/: render it for {output.name}")
     group = io.WriteGroup()
     failed: dict[Path, str] = {}
     for name, text in rendered.sections.items():

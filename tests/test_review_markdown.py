@@ -307,6 +307,20 @@ def test_a_review_over_the_budget_keeps_the_first_cards_and_links_the_rest(tmp_p
             assert " ".join(note.message.split()) in visible, note
 
 
+def test_the_python_api_writes_the_review_the_command_writes(tmp_path: Path) -> None:
+    output, _ = split_review(tmp_path, 9000)
+    from a2a_migrate import plan as make_plan
+
+    rendered = review_markdown.review(make_plan([tmp_path / "cards"]).plan, 9000, "review.md")
+    again = tmp_path / "api" / "review.md"
+    assert review_markdown.write(rendered, again) == []
+    for name in ("review.md", *rendered.sections):
+        mine = again.parent / (name if name == "review.md" else f"review.md.d/{name}")
+        theirs = output.parent / (name if name == "review.md" else f"review.md.d/{name}")
+        assert mine.read_bytes() == theirs.read_bytes(), name
+    assert len(list((output.parent / "review.md.d").iterdir())) == len(rendered.sections)
+
+
 def test_the_split_keeps_as_many_cards_as_fit() -> None:
     def most(max_chars: int) -> int | None:
         return review_markdown._most_inline("h" * 10, ["s" * 30] * 3, ["l" * 5] * 3, lambda kept: "n" * 10, max_chars)
@@ -330,6 +344,8 @@ def test_links_that_do_not_fit_go_to_an_index_and_a_summary_that_does_not_fit_is
     names = review_markdown.section_names(the_plan.cards)
     assert [unquote(link) for link in links(parse(index))] == ["../r v.md", *names]
     assert set(rendered.sections) == {"index.md", *review_markdown.section_names(the_plan.cards)}
+    with pytest.raises(ValueError, match=r"this review links r v.md.d/, not other.md.d/"):
+        review_markdown.write(rendered, Path("other.md"))
     with pytest.raises(review_markdown.BudgetError, match="the summary alone is"):
         review_markdown.review(the_plan, head, "r.md")
 

@@ -225,7 +225,7 @@ def test_hostile_card_text_cannot_break_the_structure(tmp_path: Path) -> None:
     card["securitySchemes"]["apiKey"]["description"] = HOSTILE
     card["x-</details>|odd`name"] = {"a": "````"}
     card["capabilities"]["stateTransitionHistory"] = True  # a lossy note: the card is in the summary's lists
-    folder = tmp_path / "x</summary></details>|`y`"  # a path holding the closing tags
+    folder = tmp_path / "x</summary></details>|`y`\n\n# h"  # a path holding the closing tags and a blank line
     for name, text in (("a/agent-card.json", json.dumps(card, indent=2)), ("b/agent-card.yaml", HOSTILE_YAML),
                        ("c/agent-card.json", json.dumps({**card, "version": None}, indent=2))):  # c is refused
         (folder / name).parent.mkdir(parents=True)
@@ -236,7 +236,9 @@ def test_hostile_card_text_cannot_break_the_structure(tmp_path: Path) -> None:
     page = Structure(text)
     assert page.starts.count("details") == page.ends.count("details") == 3 and page.deepest == 1
     assert page.starts.count("summary") == 3 and "b" not in page.starts and "h1" not in page.starts[1:]
-    paths = [str(folder / name) for name in ("a/agent-card.json", "b/agent-card.yaml", "c/agent-card.json")]
+    # shown on one line: a blank line would end the <summary>'s HTML block
+    paths = [" ".join(str(folder / name).split())
+             for name in ("a/agent-card.json", "b/agent-card.yaml", "c/agent-card.json")]
     assert [summary.split(" — ")[0] for summary in page.summaries] == paths
     tokens = parse(text)
     assert [t.tag for t in tokens if t.type == "heading_open"] == ["h1", "h2", "h2"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -96,35 +96,36 @@ def review(plan: Plan, max_chars: int, name: str) -> Review:
     """
     target, count, folder = plan.target_version, len(plan.cards), name + ".d"
     bodies = [_body(card) for card in plan.cards]  # once each: a body holds the card's diff
-    head = _head(plan)
     inline = [_folded(card, target, body) for card, body in zip(plan.cards, bodies)]
-    whole = head + _CARDS + "".join(inline)
+    whole = _head(plan) + _CARDS + "".join(inline)
     if not max_chars or len(whole) <= max_chars:
         return Review(whole, len(whole))
     names = section_names(plan.cards)
-    links = [_link(card, target, _href(folder, file)) for card, file in zip(plan.cards, names)]
+    hrefs = [_href(folder, file) for file in names]
+    links = [_link(card, target, href) for card, href in zip(plan.cards, hrefs)]
 
-    def notice(kept: int | None) -> str:
-        return _split_notice(len(whole), max_chars, kept, count, folder)
+    def top(kept: int | None) -> str:
+        """The summary, its lists linking the cards that are files, and the notice of the split."""
+        return (_head(plan, {index: hrefs[index] for index in range(kept or 0, count)})
+                + _split_notice(len(whole), max_chars, kept, count, folder))
 
-    kept = _most_inline(head, inline, links, notice, max_chars)
+    kept = _most_inline(top, inline, links, max_chars)
     back = _href("..", name)
     files = {file: _section_file(card, target, bodies[index], f"Card {index + 1} of {count} of [the review]({back})")
              for index, (card, file) in enumerate(zip(plan.cards, names)) if index >= (kept or 0)}
     if kept is not None:
-        return Review("".join(_split_parts(head, inline, links, notice, kept)), len(whole), folder, files)
+        return Review("".join(_split_parts(top, inline, links, kept)), len(whole), folder, files)
     files["index.md"] = f"{MARKER}\n\nThe {count} cards of [the review]({back}).\n\n" + "".join(
         _link(card, target, _href("", file)) for card, file in zip(plan.cards, names))
-    text = head + notice(None)
+    text = top(None)
     if len(text) > max_chars:
         raise BudgetError(f"the summary alone is {len(text):,} characters, over the budget of {max_chars:,}")
     return Review(text, len(whole), folder, files)
 
 
-def _split_parts(head: str, inline: Sequence[str], links: Sequence[str], notice: Callable[[int], str],
-                 kept: int) -> list[str]:
+def _split_parts(top: Callable[[int], str], inline: Sequence[str], links: Sequence[str], kept: int) -> list[str]:
     """A split main document, in parts: the summary and the notice, the links to the files, the first cards."""
-    parts = [head, notice(kept)]
+    parts = [top(kept)]
     if kept < len(links):
         parts += ["\n", *links[kept:]]
     if kept:
@@ -132,8 +133,7 @@ def _split_parts(head: str, inline: Sequence[str], links: Sequence[str], notice:
     return parts
 
 
-def _most_inline(head: str, inline: Sequence[str], links: Sequence[str], notice: Callable[[int], str],
-                 max_chars: int) -> int | None:
+def _most_inline(top: Callable[[int], str], inline: Sequence[str], links: Sequence[str], max_chars: int) -> int | None:
     """How many sections stay in the main document (the rest linked), or None when not even the links fit.
 
     The first cards in plan order stay, up to the first that does not fit:
@@ -143,7 +143,7 @@ def _most_inline(head: str, inline: Sequence[str], links: Sequence[str], notice:
     """
     best = None
     for kept in range(len(inline) + 1):
-        if sum(len(part) for part in _split_parts(head, inline, links, notice, kept)) > max_chars:
+        if sum(len(part) for part in _split_parts(top, inline, links, kept)) > max_chars:
             break
         best = kept
     return best
@@ -165,11 +165,12 @@ def _split_notice(whole: int, max_chars: int, kept: int | None, count: int, fold
 # -- summary ------------------------------------------------------------------------------
 
 
-def _head(plan: Plan) -> str:
-    """The title and the summary, ending where the card sections begin."""
+def _head(plan: Plan, hrefs: Mapping[int, str] | None = None) -> str:
+    """The title and the summary; its lists of cards link those that ``hrefs`` (by index in the plan) gives."""
+    hrefs = hrefs or {}
     title = f"# a2a-migrate review: {_WORDS[plan.direction]} to {_text(plan.target_version)}\n\n"
-    parts = [_totals(plan), _versions(plan), _options(plan), _by_transform(plan.cards), _refused(plan.cards),
-             _needing_a_look(plan.cards)]
+    parts = [_totals(plan), _versions(plan), _options(plan), _by_transform(plan.cards), _refused(plan.cards, hrefs),
+             _needing_a_look(plan.cards, hrefs)]
     return title + "## Summary\n\n" + "\n".join(part for part in parts if part)
 
 
@@ -215,16 +216,16 @@ def _by_transform(cards: Sequence[CardPlan]) -> str:
     return _table(["transform", "operations", *columns], rows, numeric=True) if rows else ""
 
 
-def _refused(cards: Sequence[CardPlan]) -> str:
-    refused = [card for card in cards if card.status == "failed"]
+def _refused(cards: Sequence[CardPlan], hrefs: Mapping[int, str]) -> str:
+    refused = [(index, card) for index, card in enumerate(cards) if card.status == "failed"]
     if not refused:
         return ""
-    rows = [[_code(card.path), _text(_shortened(_reason(card)))] for card in refused[:_LISTED]]
+    rows = [[_named(card, hrefs.get(index)), _text(_shortened(_reason(card)))] for index, card in refused[:_LISTED]]
     return _table(["refused card", "reason"], rows) + _more(len(refused) - _LISTED, "refused card",
                                                             "the section of each gives the reason")
 
 
-def _needing_a_look(cards: Sequence[CardPlan]) -> str:
+def _needing_a_look(cards: Sequence[CardPlan], hrefs: Mapping[int, str]) -> str:
     """The cards (not refused) with the most lossy notes, then warnings: where a reviewer starts."""
     ranked = []
     for index, card in enumerate(cards):
@@ -234,10 +235,16 @@ def _needing_a_look(cards: Sequence[CardPlan]) -> str:
     if not ranked:
         return ""
     ranked.sort(key=lambda item: item[:3])
-    lines = [f"- {_code(card.path, table=False)}: {_severities(card.notes, ('lossy', 'warning'))}"
-             for *_, card in ranked[:_LOOK]]
+    lines = [f"- {_named(card, hrefs.get(index), table=False)}: {_severities(card.notes, ('lossy', 'warning'))}"
+             for _, _, index, card in ranked[:_LOOK]]
     return ("Cards needing a look (most lossy notes first):\n\n" + "\n".join(lines) + "\n"
             + _more(len(ranked) - _LOOK, "card", "with lossy notes or warnings"))
+
+
+def _named(card: CardPlan, href: str | None, table: bool = True) -> str:
+    """A card's path, linked to its section file when it has one."""
+    name = _code(card.path, table=table)
+    return f"[{name}]({href})" if href else name
 
 
 def _reason(card: CardPlan) -> str:

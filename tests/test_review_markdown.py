@@ -284,12 +284,15 @@ def test_a_review_over_the_budget_keeps_the_first_cards_and_links_the_rest(tmp_p
     assert f"The whole review is {len(whole):,} characters, over the budget of 9,000" in rendered_text(text)
     page = Structure(text)
     tokens = parse(text)
-    targets = links(tokens)
+    targets = re.findall(r"^- \[`[^`]*`\]\(([^)]*)\) — ", text, re.M)  # the list of the cards that are files
+    assert set(links(tokens)) == set(targets)  # the summary's lists link the same files
     inline = [summary.split(" — ")[0] for summary in page.summaries]
     cards = sorted(str(path) for path in (tmp_path / "cards").rglob("agent-card.json"))
     assert 0 < len(inline) < len(cards) and len(inline) + len(targets) == len(cards)
     assert inline == cards[:len(inline)]  # the first cards in order
     assert text.index(targets[0]) < text.index("## Cards") < text.index("<details>")  # linked from the summary
+    looked_at = re.findall(r"^- \[`([^`]*)`\]\(([^)]*)\): \d+ lossy", text, re.M)
+    assert looked_at and all(href == targets[cards.index(card) - len(inline)] for card, href in looked_at)
     folder = output.parent / "review.md.d"
     assert sorted(folder.iterdir()) == sorted(output.parent / unquote(target) for target in targets)
     assert result.output.splitlines()[-1].endswith(f"{len(targets)} cards in {folder}/")
@@ -325,25 +328,26 @@ def test_the_python_api_writes_the_review_the_command_writes(tmp_path: Path) -> 
 
 def test_the_split_keeps_as_many_cards_as_fit() -> None:
     def most(max_chars: int) -> int | None:
-        return review_markdown._most_inline("h" * 10, ["s" * 30] * 3, ["l" * 5] * 3, lambda kept: "n" * 10, max_chars)
+        return review_markdown._most_inline(lambda kept: "h" * 20, ["s" * 30] * 3, ["l" * 5] * 3, max_chars)
 
     cards = len(review_markdown._CARDS)
-    assert most(10 + 10 + 1 + 15) == 0  # the summary, the notice, and the three links after a blank line
-    assert most(10 + 10 + 1 + 10 + cards + 30) == 1
-    assert most(10 + 10 + 1 + 10 + cards + 30 - 1) == 0
-    assert most(10 + 10 + cards + 90) == 3
-    assert most(10 + 10 + 1 + 15 - 1) is None
+    assert most(20 + 1 + 15) == 0  # the summary and notice, and the three links after a blank line
+    assert most(20 + 1 + 10 + cards + 30) == 1
+    assert most(20 + 1 + 10 + cards + 30 - 1) == 0
+    assert most(20 + cards + 90) == 3
+    assert most(20 + 1 + 15 - 1) is None
 
 
 def test_links_that_do_not_fit_go_to_an_index_and_a_summary_that_does_not_fit_is_refused() -> None:
     outcomes = [migrate_file(str(GOLDEN / name), Job("up", record=True)) for name in MANY]
     the_plan = plan.build(outcomes, "up", Job("up").options)
-    head = len(review_markdown._head(the_plan))
+    names = review_markdown.section_names(the_plan.cards)
+    hrefs = {index: review_markdown._href("r v.md.d", name) for index, name in enumerate(names)}
+    head = len(review_markdown._head(the_plan, hrefs))  # every card a file: the summary's lists link them all
     rendered = review_markdown.review(the_plan, head + 400, "r v.md")
     assert len(rendered.text) <= head + 400 and rendered.folder == "r v.md.d"
-    assert links(parse(rendered.text)) == ["r%20v.md.d/index.md"]
+    assert links(parse(rendered.text))[-1] == "r%20v.md.d/index.md"
     index = rendered.sections["index.md"]
-    names = review_markdown.section_names(the_plan.cards)
     assert [unquote(link) for link in links(parse(index))] == ["../r v.md", *names]
     assert set(rendered.sections) == {"index.md", *review_markdown.section_names(the_plan.cards)}
     with pytest.raises(ValueError, match=r"this review links r v.md.d/, not other.md.d/"):
@@ -427,7 +431,7 @@ def test_corpus_review_fits_a_pull_request_and_carries_every_note(tmp_path: Path
     assert len(text) <= review_markdown.DEFAULT_MAX_CHARS
     folder = tmp_path / "review.md.d"
     files = sorted(folder.iterdir()) if folder.exists() else []
-    assert sorted(output.parent / unquote(target) for target in links(parse(text))) == files
+    assert sorted({output.parent / unquote(target) for target in links(parse(text))}) == files
     visible = rendered_text(text) + " ".join(rendered_text(path.read_text("utf-8")) for path in files)
     data = json.loads(invoke("plan", "-j", "1", str(tmp_path / "cards")).stdout)
     assert Structure(text).starts.count("details") + len(files) == len(data["cards"])

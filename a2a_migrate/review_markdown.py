@@ -8,9 +8,9 @@ most severe first, and its unified diff. Every note of the plan appears once.
 
 A pull request's description or comment holds 65,536 characters. When the
 whole review is longer than a budget (:func:`review`'s ``max_chars``), the
-main document keeps the summary and the sections of the first cards that fit,
-says so, and links each other card's section, written to its own file in a
-folder beside the main document (``review.md`` -> ``review.md.d/``).
+main document keeps the summary and the sections of the first cards that fit;
+the summary says so and links each other card's section, written to its own
+file in a folder beside the main document (``review.md`` -> ``review.md.d/``).
 
 Text from cards (paths, names, messages, diffs) is escaped for where it
 lands: Markdown punctuation in paragraphs and table cells, HTML in the
@@ -88,11 +88,11 @@ def review(plan: Plan, max_chars: int, name: str) -> Review:
     ``name`` is the main document's file name: the sections go to the folder
     beside it named ``NAME.d`` (:func:`sections_folder`), which the links name.
 
-    Split, the main document holds the summary, then the sections of the
-    first cards (in plan order) up to the first that does not fit, then a
-    link to each other card's file. When even the links do not fit, they go
-    to ``index.md`` in the folder and the main document links to it. Raises
-    :class:`BudgetError` when the summary alone is over the budget.
+    Split, the main document holds the summary, which says so and links
+    each card whose section is a file, then the sections of the first cards
+    (in plan order) up to the first that does not fit. When even the links do
+    not fit, they go to ``index.md`` in the folder and the summary links it.
+    Raises :class:`BudgetError` when the summary alone is over the budget.
     """
     target, count, folder = plan.target_version, len(plan.cards), name + ".d"
     bodies = [_body(card) for card in plan.cards]  # once each: a body holds the card's diff

@@ -659,90 +659,31 @@ def _is_loopback(host: str) -> bool:
 def fetch_jwks(url: str, timeout: float = JKU_TIMEOUT, max_bytes: int = JKU_MAX_BYTES) -> list[Key]:
     """The keys of the JWK Set at ``url``: at most ``max_bytes``, within ``timeout`` seconds.
 
-    Redirects are not followed. The time limit covers the whole fetch (connect,
-    headers and body), not each read.
+    Fetched by :func:`a2a_migrate.fetch.fetch` with the jku's own policy: the
+    URL checked by :func:`check_jku_url` (so private addresses stay allowed,
+    as a key server on this machine or network may be), redirects refused
+    (a jku names the set, not a way to it), and the time limit covering the
+    whole fetch (connect, headers and body), not each read.
     """
-    import threading
-    import time
+    from a2a_migrate import fetch
 
     problem = check_jku_url(url)
     if problem:
         raise SigningError(problem)
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["body"] = _download(url, time.monotonic() + timeout, timeout, max_bytes)
-        except BaseException as error:  # handed to the caller's thread
-            box["error"] = error
-
-    worker = threading.Thread(target=run, name="a2a-migrate-jku", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        raise SigningError(f"no complete answer from {url} within {timeout:g} s")
-    if "error" in box:
-        error = box["error"]
-        raise error if isinstance(error, SigningError) else SigningError(f"cannot fetch {url}: {error}")
+    limits = fetch.FetchLimits(timeout=timeout, max_bytes=max_bytes, max_redirects=0, allow_http=True,
+                               allow_private=True, accept="application/jwk-set+json, application/json",
+                               timeout_option="--jku-timeout", size_option="--jku-max-bytes")
     try:
-        data = json.loads(box["body"])
+        body = fetch.fetch(url, limits).body
+    except fetch.FetchError as error:
+        raise SigningError(str(error)) from None
+    try:
+        data = json.loads(body)
     except ValueError:
         raise SigningError(f"{url} did not answer with JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
         raise SigningError(f"{url} did not answer with a JWK Set (no 'keys' array)")
     return _key_set(data["keys"], f"jku {url}")
-
-
-def _download(url: str, deadline: float, timeout: float, max_bytes: int) -> bytes:
-    from urllib.parse import urlsplit
-
-    import urllib.error
-    import urllib.request
-
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        """A jku names the set, not a way to it: redirects are refused."""
-
-        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
-            raise SigningError(f"{url} redirects (HTTP {code}) to {newurl}: redirects are not followed for a jku")
-
-    handlers: list[Any] = [NoRedirect()]
-    host = urlsplit(url).hostname or ""
-    if _is_loopback(host):
-        handlers.append(urllib.request.ProxyHandler({}))  # never send a local fetch through a proxy
-    opener = urllib.request.build_opener(*handlers)
-    request = urllib.request.Request(url, headers={"Accept": "application/jwk-set+json, application/json",
-                                                   "User-Agent": "a2a-migrate"})
-    too_slow = SigningError(f"no complete answer from {url} within {timeout:g} s")
-    try:
-        response = opener.open(request, timeout=timeout)
-    except urllib.error.HTTPError as error:
-        raise SigningError(f"{url} answered HTTP {error.code}") from None
-    except (urllib.error.URLError, OSError) as error:
-        reason = getattr(error, "reason", error)
-        raise too_slow if isinstance(reason, TimeoutError) else SigningError(f"cannot fetch {url}: {reason}") from None
-    try:
-        return _read_limited(response, url, deadline, max_bytes, too_slow)
-    except TimeoutError:
-        raise too_slow from None
-
-
-def _read_limited(response: Any, url: str, deadline: float, max_bytes: int, too_slow: SigningError) -> bytes:
-    import time
-
-    with response:
-        declared = response.headers.get("Content-Length")
-        if declared and declared.isdigit() and int(declared) > max_bytes:
-            raise SigningError(f"{url} sends {declared} bytes, more than the limit of {max_bytes}")
-        body = bytearray()
-        while True:
-            if time.monotonic() > deadline:
-                raise too_slow
-            chunk = response.read1(65536)
-            if not chunk:
-                return bytes(body)
-            body += chunk
-            if len(body) > max_bytes:
-                raise SigningError(f"{url} sends more than the limit of {max_bytes} bytes")
 
 
 def key_fetcher(timeout: float = JKU_TIMEOUT, max_bytes: int = JKU_MAX_BYTES) -> KeyFetcher:

@@ -12,17 +12,16 @@ import pickle
 import re
 import struct
 import sys
-import threading
 import time
-from collections import Counter
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, padding, rsa, utils
+from http_support import LocalServer as JwksServer
+from http_support import drip, server, sized, slow, status  # noqa: F401 (server: a fixture)
 from transform_helpers import base_card
 
 from a2a_migrate import signing, upgrade
@@ -656,60 +655,6 @@ def test_upgrade_drops_wild_signatures_with_a_lossy_note(member: str, value: Any
 
 # -- jku: fetched only on request, within limits, from this machine in tests ----------------
 
-class JwksServer:
-    """An HTTP server on 127.0.0.1 for jku tests; routes are ``path -> handler(request)``."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Callable[[BaseHTTPRequestHandler], None]] = {}
-        self.hits: Counter[str] = Counter()
-        self.stop = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                server.hits[self.path] += 1
-                route = server.routes.get(self.path)
-                if route is None:
-                    self.send_error(404)
-                else:
-                    try:
-                        route(self)
-                    except (BrokenPipeError, ConnectionResetError):
-                        pass
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.block_on_close = False
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
-
-    def json(self, path: str, value: Any) -> str:
-        def answer(request: BaseHTTPRequestHandler) -> None:
-            body = json.dumps(value).encode()
-            request.send_response(200)
-            request.send_header("Content-Type", "application/json")
-            request.send_header("Content-Length", str(len(body)))
-            request.end_headers()
-            request.wfile.write(body)
-        self.routes[path] = answer
-        return self.url(path)
-
-
-@pytest.fixture
-def server() -> Any:
-    jwks = JwksServer()
-    jwks.thread.start()
-    yield jwks
-    jwks.stop.set()
-    jwks.httpd.shutdown()
-    jwks.httpd.server_close()
-
-
 def public_jwks(kind: str, kid: str) -> dict[str, Any]:
     (key,) = public_keys(kind)
     return {"keys": [{"kty": "oct", "k": "c2VjcmV0", "kid": "mac"}, dict(key.jwk.as_dict(), kid=kid)]}
@@ -726,48 +671,6 @@ def test_a_jku_is_fetched_once_and_its_keys_verify(tmp_path: Path, server: JwksS
     assert server.hits["/jwks.json"] == 1
     (unfetched,) = signing.verify(dict(card, signatures=card["signatures"][:1]), [])
     assert unfetched.reason == WRONG_KEY and f"its jku is {url} (--fetch-jku fetches it)" in unfetched.message
-
-
-def slow(seconds: float, stop: threading.Event) -> Callable[[BaseHTTPRequestHandler], None]:
-    def answer(request: BaseHTTPRequestHandler) -> None:
-        stop.wait(seconds)
-        request.send_response(200)
-        request.end_headers()
-    return answer
-
-
-def drip(stop: threading.Event) -> Callable[[BaseHTTPRequestHandler], None]:
-    def answer(request: BaseHTTPRequestHandler) -> None:
-        request.send_response(200)
-        request.send_header("Content-Length", "1000")
-        request.end_headers()
-        for _ in range(1000):  # one byte every 50 ms: each read is quick, the whole is not
-            if stop.wait(0.05):
-                return
-            request.wfile.write(b" ")
-            request.wfile.flush()
-    return answer
-
-
-def sized(size: int, declare: bool) -> Callable[[BaseHTTPRequestHandler], None]:
-    def answer(request: BaseHTTPRequestHandler) -> None:
-        request.send_response(200)
-        if declare:
-            request.send_header("Content-Length", str(size))
-        request.end_headers()
-        for _ in range(size // 1000):
-            request.wfile.write(b" " * 1000)
-    return answer
-
-
-def status(code: int, location: str = "") -> Callable[[BaseHTTPRequestHandler], None]:
-    def answer(request: BaseHTTPRequestHandler) -> None:
-        request.send_response(code)
-        if location:
-            request.send_header("Location", location)
-        request.send_header("Content-Length", "0")
-        request.end_headers()
-    return answer
 
 
 def test_jku_time_limits_cover_the_whole_fetch(server: JwksServer) -> None:

@@ -1,0 +1,422 @@
+"""Fetching cards (and JWK Sets) over HTTP(S), within limits: the only module that opens a connection.
+
+Nothing here runs, nor is httpx imported, unless a URL is given. Every fetch
+is bounded: one time limit for the whole fetch of a URL (connecting, every
+redirect, every read), a size cap on the body (read as a stream, so a larger
+answer is never held), a number of redirects, HTTPS only unless plain HTTP is
+allowed, and no connection to a loopback, private, link-local, multicast,
+unspecified or reserved address unless private addresses are allowed.
+
+What is guaranteed about addresses: each hop's host is resolved here, every
+address it resolves to is checked (one refused address refuses the host), and
+the connection is made to an address that was checked, not by resolving the
+name again, so a name that changes its answer between the check and the
+connection (DNS rebinding) cannot slip through. TLS still checks the
+certificate against the host's name. Proxies from the environment are not
+used: a proxy would make the connection, and its address is not the card's.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpcore
+
+#: Defaults of the command line's --fetch-timeout and --max-fetch-size, and the redirects followed.
+TIMEOUT = 10.0
+MAX_BYTES = 1024 * 1024
+MAX_REDIRECTS = 5
+#: Where a card is published (A2A 1.0), then the 0.2 name, tried in that order for a bare origin.
+WELL_KNOWN = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+#: Fetches of ``--urls`` in flight at once.
+WORKERS = 8
+_CHUNK = 65536
+
+#: ``(host, port) -> addresses``: how names are resolved (tests inject their own).
+Resolver = Callable[[str, int], Sequence[str]]
+#: ``(address, port, timeout) -> stream``: how a checked address is connected to.
+Connector = Callable[[str, int, "float | None"], "httpcore.NetworkStream"]
+
+
+class FetchError(Exception):
+    """A URL could not be fetched: one line naming the URL and why."""
+
+
+@dataclass(frozen=True)
+class FetchLimits:
+    """The bounds of one fetch; the ``*_option`` fields name the options a message cures with."""
+
+    timeout: float = TIMEOUT  # seconds for the whole fetch of one URL, redirects and body included
+    max_bytes: int = MAX_BYTES
+    max_redirects: int = MAX_REDIRECTS
+    allow_http: bool = False
+    allow_private: bool = False
+    accept: str = "application/json, application/yaml;q=0.9, */*;q=0.1"
+    timeout_option: str = "--fetch-timeout"
+    size_option: str = "--max-fetch-size"
+
+
+def _system_resolve(host: str, port: int) -> list[str]:
+    return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
+
+
+def _system_connect(address: str, port: int, timeout: float | None) -> httpcore.NetworkStream:
+    import httpcore
+
+    return httpcore.SyncBackend().connect_tcp(address, port, timeout)  # an address: nothing is resolved again
+
+
+@dataclass(frozen=True)
+class Network:
+    """How names are resolved and addresses connected to: the system's, unless a test injects its own."""
+
+    resolve: Resolver = _system_resolve
+    connect: Connector = _system_connect
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """An answer: the URL that answered (after redirects), its body and its media type."""
+
+    url: str
+    body: bytes
+    content_type: str = ""
+
+
+def is_url(text: str) -> bool:
+    """Whether a PATH argument is an ``http://`` or ``https://`` URL."""
+    return text[:8].lower().startswith(("http://", "https://"))
+
+
+def fetch(url: str, limits: FetchLimits = FetchLimits(), network: Network | None = None) -> Fetched:
+    """Fetch ``url``, following at most ``limits.max_redirects`` redirects, each hop checked.
+
+    Raises :class:`FetchError` (one line, naming the URL) on any refusal or
+    failure, including an HTTP status other than 2xx. The body is not parsed.
+    """
+    import httpx
+
+    deadline = time.monotonic() + limits.timeout
+    transport = _Transport(_Backend(network or Network(), limits, deadline))
+    with httpx.Client(transport=transport, trust_env=False, follow_redirects=False,
+                      headers={"Accept": limits.accept, "User-Agent": "a2a-migrate"}) as client:
+        current = url
+        for hop in range(limits.max_redirects + 1):
+            check_scheme(current, limits)
+            answer = _get(client, current, limits, deadline)
+            if isinstance(answer, Fetched):
+                return answer
+            target = str(httpx.URL(current).join(answer[1]))
+            if limits.max_redirects == 0:
+                raise FetchError(f"{current} redirects (HTTP {answer[0]}) to {target}: redirects are not followed")
+            current = target
+        raise FetchError(f"{url}: more than {limits.max_redirects} redirects (the last to {current})")
+
+
+def fetch_card(url: str, limits: FetchLimits = FetchLimits(), network: Network | None = None) -> Fetched:
+    """Fetch the card at ``url``; a bare origin (``https://host``, ``https://host/``) is tried at
+    ``/.well-known/agent-card.json``, then, when that answers 4xx, at the 0.2 name ``/.well-known/agent.json``.
+
+    ``Fetched.url`` says which URL answered.
+    """
+    candidates = card_urls(url)
+    failures: list[str] = []
+    for candidate in candidates:
+        try:
+            return fetch(candidate, limits, network)
+        except _ClientError as error:  # not there: the next well-known name may be
+            failures.append(str(error))
+    raise FetchError("; ".join(failures))
+
+
+def fetch_cards(urls: Iterable[str], limits: FetchLimits = FetchLimits(), network: Network | None = None,
+                workers: int = WORKERS) -> Iterator[tuple[str, Fetched | FetchError]]:
+    """``(url, answer or error)`` for each URL, in input order, fetched ``workers`` at a time.
+
+    At most twice ``workers`` answers are held ahead of the consumer, so a
+    survey of many agents takes memory for a few cards, not for all of them.
+    """
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    def one(url: str) -> Fetched | FetchError:
+        try:
+            return fetch_card(url, limits, network)
+        except FetchError as error:
+            return error
+
+    pending: deque[tuple[str, Future[Fetched | FetchError]]] = deque()
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="a2a-migrate-fetch") as pool:
+        for url in urls:
+            pending.append((url, pool.submit(one, url)))
+            if len(pending) >= 2 * workers:
+                done, future = pending.popleft()
+                yield done, future.result()
+        while pending:
+            done, future = pending.popleft()
+            yield done, future.result()
+
+
+def card_urls(url: str) -> list[str]:
+    """The URLs tried for a card: the well-known names for a bare origin, else ``url`` itself."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.path in ("", "/") and not parts.query and not parts.fragment:
+        origin = f"{parts.scheme}://{parts.netloc}"
+        return [origin + path for path in WELL_KNOWN]
+    return [url]
+
+
+def output_name(url: str) -> str:
+    """The file name a fetched card gets in an output folder: ``host[_port].agent-card.json``."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = (parts.hostname or "card").strip("[]").replace(":", "_")
+    return f"{host}_{parts.port}.agent-card.json" if parts.port else f"{host}.agent-card.json"
+
+
+def check_scheme(url: str, limits: FetchLimits) -> None:
+    """Refuse a URL that is not https (or http with ``allow_http``), or has no host."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "http" and not limits.allow_http:
+        raise FetchError(f"{url}: plain http refused (use --allow-http)")
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise FetchError(f"{url}: not an http(s) URL")
+
+
+def checked_addresses(host: str, port: int, limits: FetchLimits, resolve: Resolver) -> list[str]:
+    """The addresses ``host`` resolves to, all of them allowed by ``limits``, or :class:`FetchError`.
+
+    One refused address refuses the host: a name that also points inward must
+    not be reached by whichever address a connection happens to try.
+    """
+    try:
+        ipaddress.ip_address(host)
+        addresses = [host]  # an address is its own answer: no resolver is asked
+    except ValueError:
+        addresses = []
+    try:
+        addresses = addresses or list(dict.fromkeys(resolve(host, port)))
+    except OSError as error:
+        raise FetchError(f"cannot resolve {host}: {getattr(error, 'strerror', None) or error}") from None
+    if not addresses:
+        raise FetchError(f"cannot resolve {host}: no address")
+    if not limits.allow_private:
+        for address in addresses:
+            kind = refused_kind(address)
+            if kind:
+                shown = host if host == address else f"{host} ({address})"
+                raise FetchError(f"{shown} is a {kind} address: refused (use --allow-private)")
+    return addresses
+
+
+def refused_kind(address: str) -> str:
+    """What makes ``address`` one not to fetch from without ``--allow-private`` ("" for a public one)."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone (fe80::1%eth0) names no other address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
+    for kind in ("loopback", "link_local", "multicast", "unspecified", "reserved", "private"):
+        if getattr(ip, f"is_{kind}"):
+            return kind.replace("_", "-")
+    return "" if ip.is_global else "non-public"
+
+
+# -- one hop --------------------------------------------------------------------------------
+
+class _Unreached(FetchError):
+    """A hop's host refused or not resolved; :func:`_get` adds the URL."""
+
+
+class _ClientError(FetchError):
+    """An HTTP 4xx answer: the card is not at this URL (a bare origin tries the next well-known name)."""
+
+
+def _get(client: Any, url: str, limits: FetchLimits, deadline: float) -> Fetched | tuple[int, str]:
+    """The answer of one hop, or ``(status, location)`` for a redirect."""
+    import httpx
+
+    try:
+        with client.stream("GET", url) as response:
+            location = response.headers.get("location")
+            if response.is_redirect and location:
+                return response.status_code, location
+            if response.status_code >= 300:
+                words = f"{url} answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
+                raise (_ClientError if 400 <= response.status_code < 500 else FetchError)(words)
+            body = _read(response, url, limits, deadline)
+            return Fetched(url, body, response.headers.get("content-type", ""))
+    except _Unreached as error:
+        raise FetchError(f"{url}: {error}") from None
+    except httpx.TimeoutException:
+        raise FetchError(f"no complete answer from {url} within {limits.timeout:g} s ({limits.timeout_option})") \
+            from None
+    except httpx.HTTPError as error:
+        raise FetchError(f"cannot fetch {url}: {_reason(error)}") from None
+
+
+def _read(response: Any, url: str, limits: FetchLimits, deadline: float) -> bytes:
+    """The body, streamed: refused as soon as it passes the cap, and by a declared length over it."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limits.max_bytes:
+        raise FetchError(f"{url} sends {declared} bytes, more than the limit of "
+                         f"{_size(limits.max_bytes, limits.size_option)}")
+    body = bytearray()
+    for chunk in response.iter_bytes(_CHUNK):
+        body += chunk
+        if len(body) > limits.max_bytes:
+            raise FetchError(f"{url} sends more than the limit of {_size(limits.max_bytes, limits.size_option)}")
+        if time.monotonic() > deadline:
+            raise FetchError(f"no complete answer from {url} within {limits.timeout:g} s ({limits.timeout_option})")
+    return bytes(body)
+
+
+def _size(count: int, option: str) -> str:
+    """``1048576 bytes (1 MiB; --max-fetch-size)``: exact, readable when round, and the option that sets it."""
+    for unit, power in (("GiB", 3), ("MiB", 2), ("KiB", 1)):
+        if count % 1024 ** power == 0:
+            return f"{count} bytes ({count // 1024 ** power} {unit}; {option})"
+    return f"{count} bytes ({option})"
+
+
+def _reason(error: BaseException) -> str:
+    """The innermost cause's words: an SSL or socket error says more than httpx's wrapper."""
+    while error.__cause__ is not None or error.__context__ is not None:
+        inner = error.__cause__ or error.__context__
+        assert inner is not None
+        if isinstance(inner, FetchError):
+            return str(inner)
+        error = inner
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+# -- the connection: resolve, check, connect to a checked address, within the deadline ------------
+
+class _Backend:
+    """An httpcore network backend that connects only to checked addresses and keeps the deadline."""
+
+    def __init__(self, network: Network, limits: FetchLimits, deadline: float) -> None:
+        self.network, self.limits, self.deadline = network, limits, deadline
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        import httpcore
+
+        try:
+            addresses = checked_addresses(host, port, self.limits, self.network.resolve)
+        except FetchError as error:  # _get names the URL
+            raise _Unreached(str(error)) from None
+        failures: list[str] = []
+        for address in addresses:  # in the resolver's order, as a connection by name would try them
+            try:
+                return _stream(self.network.connect(address, port, _within(timeout, self.deadline)), self.deadline)
+            except httpcore.ConnectError as error:
+                failures.append(str(error) or type(error).__name__)
+        raise httpcore.ConnectError(f"cannot connect to {host}: {'; '.join(dict.fromkeys(failures))}")
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+def _within(timeout: float | None, deadline: float) -> float:
+    """A socket timeout that ends by the deadline (a timeout of 0 would make the socket non-blocking)."""
+    remaining = deadline - time.monotonic()
+    return max(0.001, min(remaining, timeout) if timeout is not None else remaining)
+
+
+def _stream(inner: httpcore.NetworkStream, deadline: float) -> httpcore.NetworkStream:
+    """``inner`` whose every read and write (and TLS handshake) ends by ``deadline``."""
+    import httpcore
+
+    class DeadlineStream(httpcore.NetworkStream):
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return inner.read(max_bytes, _within(timeout, deadline))
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            inner.write(buffer, _within(timeout, deadline))
+
+        def close(self) -> None:
+            inner.close()
+
+        def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                      timeout: float | None = None) -> httpcore.NetworkStream:
+            return _stream(inner.start_tls(ssl_context, server_hostname, _within(timeout, deadline)), deadline)
+
+        def get_extra_info(self, info: str) -> Any:
+            return inner.get_extra_info(info)
+
+    return DeadlineStream()
+
+
+class _Transport:
+    """An httpx transport over an httpcore pool with :class:`_Backend`: no proxy, checked addresses.
+
+    httpx's own transport builds its pool without a way to pass a network
+    backend, so this is the few lines of it that are needed, on public API.
+    """
+
+    def __new__(cls, backend: _Backend) -> Any:
+        import httpcore
+        import httpx
+
+        class Stream(httpx.SyncByteStream):
+            def __init__(self, inner: Any) -> None:
+                self.inner = inner
+
+            def __iter__(self) -> Iterator[bytes]:
+                with _mapped():
+                    yield from self.inner
+
+            def close(self) -> None:
+                self.inner.close()
+
+        class Transport(httpx.BaseTransport):
+            def __init__(self) -> None:
+                self.pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(trust_env=False),
+                                                    network_backend=backend)  # type: ignore[arg-type]
+
+            def handle_request(self, request: httpx.Request) -> httpx.Response:
+                core = httpcore.Request(request.method, httpcore.URL(scheme=request.url.raw_scheme,
+                                                                     host=request.url.raw_host,
+                                                                     port=request.url.port,
+                                                                     target=request.url.raw_path),
+                                        headers=request.headers.raw, content=request.stream,
+                                        extensions=request.extensions)
+                with _mapped():
+                    answer = self.pool.handle_request(core)
+                return httpx.Response(answer.status, headers=answer.headers, stream=Stream(answer.stream),
+                                      extensions=answer.extensions)
+
+            def close(self) -> None:
+                self.pool.close()
+
+        return Transport()
+
+
+class _mapped:
+    """Turn httpcore's errors into httpx's, as httpx's own transport does; a :class:`FetchError` passes."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> None:
+        import httpcore
+        import httpx
+
+        if error is None or isinstance(error, FetchError) or not isinstance(error, httpcore.TimeoutException
+                                                                              | httpcore.NetworkError
+                                                                              | httpcore.ProtocolError
+                                                                              | httpcore.UnsupportedProtocol):
+            return
+        mapped = httpx.TimeoutException if isinstance(error, httpcore.TimeoutException) else httpx.TransportError
+        raise mapped(str(error)) from error

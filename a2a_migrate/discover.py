@@ -14,9 +14,12 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from a2a_migrate import io
+
+if TYPE_CHECKING:  # the fetcher is imported only when a PATH is a URL
+    from a2a_migrate.fetch import Fetched, FetchError
 
 #: File names agent cards are published under (corpus-notes: names seen in the wild).
 CARD_NAMES = frozenset({"agent-card", "agent", "agent_card", "agentcard"})
@@ -33,12 +36,13 @@ SKIPPED_DIRS = frozenset({
 class Found:
     """A file to process, the root it was found under (for ``-o`` trees), whether
     it is a card only if its content is one (``sniff``), and the PATH argument
-    that named it (``arg``)."""
+    that named it (``arg``). A URL (``url``) is fetched, never written in place."""
 
     path: Path
     root: Path
     sniff: bool = False
     arg: str = ""
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,8 @@ def expand(paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[
            remove_stale: bool = False) -> tuple[list[Found], list[Problem]]:
     """The files the PATH arguments name, in argument order, and the paths that could not be looked into.
 
-    ``-`` (stdin) and named files are taken as they are. In a folder, files
+    ``-`` (stdin), URLs (:func:`is_url`: fetched by the caller, nothing is
+    fetched here) and named files are taken as they are. In a folder, files
     named like cards and files matching ``include`` are cards; other
     ``.json``/``.yaml``/``.yml`` files are cards only if their content is one
     (``Found.sniff``: :func:`load` decides). Temporary files an interrupted
@@ -78,6 +83,8 @@ def expand(paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[
         path = Path(raw)
         if raw == "-":
             found.append(Found(path, Path("."), arg=raw))
+        elif is_url(raw):
+            found.append(Found(path, Path("."), arg=raw, url=raw))
         elif path.is_dir():
             unreadable: list[tuple[Path, str]] = []
             found += _in_folder(raw, include, exclude, unreadable, remove_stale)
@@ -87,6 +94,30 @@ def expand(paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[
         else:
             problems.append(Problem(raw, "no such file or folder", raw))
     return found, problems
+
+
+def is_url(text: str) -> bool:
+    """Whether a PATH argument is an ``http://`` or ``https://`` URL (issue 12: fetched, like stdin read)."""
+    return text[:8].lower().startswith(("http://", "https://"))
+
+
+def load_fetched(url: str, answer: Fetched | FetchError) -> Loaded:
+    """A fetched card (see :func:`a2a_migrate.fetch.fetch_cards`) as a loaded one, named by the URL that
+    answered; a failed fetch is ``failed`` under the URL given."""
+    if isinstance(answer, Exception):
+        return Loaded(url, "failed", error=answer.said_of(url))
+    try:
+        text = fetched_text(answer)
+    except io.CardError as error:
+        return Loaded(answer.url, "failed", error=str(error))
+    return parse_card(text, answer.url)
+
+
+def fetched_text(answer: Fetched) -> str:
+    """A fetched body as text, decoded as a card file is (UTF-8; the fetch has bounded its size)."""
+    from io import BytesIO
+
+    return io.read_stream(BytesIO(answer.body))
 
 
 def _in_folder(raw: str, include: Sequence[str], exclude: Sequence[str], unreadable: list[tuple[Path, str]],

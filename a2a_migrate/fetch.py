@@ -1,6 +1,7 @@
 """Fetching cards (and JWK Sets) over HTTP(S), within limits: the only module that opens a connection.
 
-Nothing here runs, nor is httpx imported, unless a URL is given. Every fetch
+Nothing here runs, nor is httpx (or the socket module) imported, unless a URL
+is given: the command line imports this module for its defaults. Every fetch
 is bounded: one time limit for the whole fetch of a URL (connecting, every
 redirect, every read), a size cap on the body (read as a stream, so a larger
 answer is never held), a number of redirects, HTTPS only unless plain HTTP is
@@ -18,8 +19,7 @@ used: a proxy would make the connection, and its address is not the card's.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
+import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -45,7 +45,15 @@ Connector = Callable[[str, int, "float | None"], "httpcore.NetworkStream"]
 
 
 class FetchError(Exception):
-    """A URL could not be fetched: one line naming the URL and why."""
+    """A URL could not be fetched: one line, ``URL: reason`` (``reason`` alone where no URL is known)."""
+
+    def __init__(self, reason: str, url: str = "") -> None:
+        super().__init__(f"{url}: {reason}" if url else reason)
+        self.reason, self.url = reason, url
+
+    def said_of(self, url: str) -> str:
+        """The message for a line that already names ``url``: without the URL when it is that one."""
+        return self.reason if self.url == url else str(self)
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,8 @@ class FetchLimits:
 
 
 def _system_resolve(host: str, port: int) -> list[str]:
+    import socket
+
     return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
 
 
@@ -89,11 +99,6 @@ class Fetched:
     content_type: str = ""
 
 
-def is_url(text: str) -> bool:
-    """Whether a PATH argument is an ``http://`` or ``https://`` URL."""
-    return text[:8].lower().startswith(("http://", "https://"))
-
-
 def fetch(url: str, limits: FetchLimits = FetchLimits(), network: Network | None = None) -> Fetched:
     """Fetch ``url``, following at most ``limits.max_redirects`` redirects, each hop checked.
 
@@ -102,8 +107,10 @@ def fetch(url: str, limits: FetchLimits = FetchLimits(), network: Network | None
     """
     import httpx
 
-    deadline = time.monotonic() + limits.timeout
-    transport = _Transport(_Backend(network or Network(), limits, deadline))
+    backend = _Backend(network or Network(), limits, 0.0)
+    transport = _Transport(backend)
+    # The time limit starts now: building the client is this machine's time, not the server's.
+    deadline = backend.deadline = time.monotonic() + limits.timeout
     with httpx.Client(transport=transport, trust_env=False, follow_redirects=False,
                       headers={"Accept": limits.accept, "User-Agent": "a2a-migrate"}) as client:
         current = url
@@ -114,9 +121,9 @@ def fetch(url: str, limits: FetchLimits = FetchLimits(), network: Network | None
                 return answer
             target = str(httpx.URL(current).join(answer[1]))
             if limits.max_redirects == 0:
-                raise FetchError(f"{current} redirects (HTTP {answer[0]}) to {target}: redirects are not followed")
+                raise FetchError(f"redirects (HTTP {answer[0]}) to {target}: redirects are not followed", current)
             current = target
-        raise FetchError(f"{url}: more than {limits.max_redirects} redirects (the last to {current})")
+        raise FetchError(f"more than {limits.max_redirects} redirects (the last to {current})", url)
 
 
 def fetch_card(url: str, limits: FetchLimits = FetchLimits(), network: Network | None = None) -> Fetched:
@@ -126,13 +133,15 @@ def fetch_card(url: str, limits: FetchLimits = FetchLimits(), network: Network |
     ``Fetched.url`` says which URL answered.
     """
     candidates = card_urls(url)
-    failures: list[str] = []
+    failures: list[FetchError] = []
     for candidate in candidates:
         try:
             return fetch(candidate, limits, network)
         except _ClientError as error:  # not there: the next well-known name may be
-            failures.append(str(error))
-    raise FetchError("; ".join(failures))
+            failures.append(error)
+    if len(failures) == 1:
+        raise failures[0]
+    raise FetchError("; ".join(map(str, failures)))  # each names its URL
 
 
 def fetch_cards(urls: Iterable[str], limits: FetchLimits = FetchLimits(), network: Network | None = None,
@@ -175,12 +184,24 @@ def card_urls(url: str) -> list[str]:
 
 
 def output_name(url: str) -> str:
-    """The file name a fetched card gets in an output folder: ``host[_port].agent-card.json``."""
+    """The file name a fetched card gets in an output folder: ``host[_port][_path].agent-card.json``.
+
+    The path is left out when it is a well-known name (or none), and so is a
+    card's file name, so ``https://a.example`` gives ``a.example.agent-card.json``;
+    several agents on one host (``https://a.example/agents/weather/``) keep
+    apart by the rest of the path.
+    """
+    import re
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
-    host = (parts.hostname or "card").strip("[]").replace(":", "_")
-    return f"{host}_{parts.port}.agent-card.json" if parts.port else f"{host}.agent-card.json"
+    host = (parts.hostname or "card").replace(":", "_")
+    path = parts.path.strip("/")
+    for known in WELL_KNOWN:
+        path = path.removesuffix(known.strip("/")).strip("/")
+    path = re.sub(r"(^|/)(agent[-_]?card|agent)\.(json|ya?ml)$|\.(json|ya?ml)$", "", path, flags=re.IGNORECASE)
+    pieces = [host, str(parts.port) if parts.port else "", re.sub(r"[^A-Za-z0-9.-]+", "_", path).strip("_.")]
+    return "_".join(piece for piece in pieces if piece) + ".agent-card.json"
 
 
 def check_scheme(url: str, limits: FetchLimits) -> None:
@@ -190,9 +211,9 @@ def check_scheme(url: str, limits: FetchLimits) -> None:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme == "http" and not limits.allow_http:
-        raise FetchError(f"{url}: plain http refused (use --allow-http)")
+        raise FetchError("plain http refused (use --allow-http)", url)
     if scheme not in ("http", "https") or not parts.hostname:
-        raise FetchError(f"{url}: not an http(s) URL")
+        raise FetchError("not an http(s) URL", url)
 
 
 def checked_addresses(host: str, port: int, limits: FetchLimits, resolve: Resolver) -> list[str]:
@@ -201,6 +222,8 @@ def checked_addresses(host: str, port: int, limits: FetchLimits, resolve: Resolv
     One refused address refuses the host: a name that also points inward must
     not be reached by whichever address a connection happens to try.
     """
+    import ipaddress
+
     try:
         ipaddress.ip_address(host)
         addresses = [host]  # an address is its own answer: no resolver is asked
@@ -223,6 +246,8 @@ def checked_addresses(host: str, port: int, limits: FetchLimits, resolve: Resolv
 
 def refused_kind(address: str) -> str:
     """What makes ``address`` one not to fetch from without ``--allow-private`` ("" for a public one)."""
+    import ipaddress
+
     ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone (fe80::1%eth0) names no other address
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
@@ -252,33 +277,36 @@ def _get(client: Any, url: str, limits: FetchLimits, deadline: float) -> Fetched
             if response.is_redirect and location:
                 return response.status_code, location
             if response.status_code >= 300:
-                words = f"{url} answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
-                raise (_ClientError if 400 <= response.status_code < 500 else FetchError)(words)
+                words = f"answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
+                raise (_ClientError if 400 <= response.status_code < 500 else FetchError)(words, url)
             body = _read(response, url, limits, deadline)
             return Fetched(url, body, response.headers.get("content-type", ""))
     except _Unreached as error:
-        raise FetchError(f"{url}: {error}") from None
+        raise FetchError(error.reason, url) from None
     except httpx.TimeoutException:
-        raise FetchError(f"no complete answer from {url} within {limits.timeout:g} s ({limits.timeout_option})") \
-            from None
+        raise FetchError(_too_slow(limits), url) from None
     except httpx.HTTPError as error:
-        raise FetchError(f"cannot fetch {url}: {_reason(error)}") from None
+        raise FetchError(_reason(error), url) from None
 
 
 def _read(response: Any, url: str, limits: FetchLimits, deadline: float) -> bytes:
     """The body, streamed: refused as soon as it passes the cap, and by a declared length over it."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limits.max_bytes:
-        raise FetchError(f"{url} sends {declared} bytes, more than the limit of "
-                         f"{_size(limits.max_bytes, limits.size_option)}")
+        raise FetchError(f"sends {declared} bytes, more than the limit of {_size(limits.max_bytes, limits.size_option)}",
+                         url)
     body = bytearray()
     for chunk in response.iter_bytes(_CHUNK):
         body += chunk
         if len(body) > limits.max_bytes:
-            raise FetchError(f"{url} sends more than the limit of {_size(limits.max_bytes, limits.size_option)}")
+            raise FetchError(f"sends more than the limit of {_size(limits.max_bytes, limits.size_option)}", url)
         if time.monotonic() > deadline:
-            raise FetchError(f"no complete answer from {url} within {limits.timeout:g} s ({limits.timeout_option})")
+            raise FetchError(_too_slow(limits), url)
     return bytes(body)
+
+
+def _too_slow(limits: FetchLimits) -> str:
+    return f"no complete answer within {limits.timeout:g} s ({limits.timeout_option})"
 
 
 def _size(count: int, option: str) -> str:
@@ -382,8 +410,7 @@ class _Transport:
 
         class Transport(httpx.BaseTransport):
             def __init__(self) -> None:
-                self.pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(trust_env=False),
-                                                    network_backend=backend)  # type: ignore[arg-type]
+                self.pool = httpcore.ConnectionPool(ssl_context=_ssl_context(), network_backend=backend)  # type: ignore[arg-type]
 
             def handle_request(self, request: httpx.Request) -> httpx.Response:
                 core = httpcore.Request(request.method, httpcore.URL(scheme=request.url.raw_scheme,
@@ -401,6 +428,14 @@ class _Transport:
                 self.pool.close()
 
         return Transport()
+
+
+@functools.lru_cache(maxsize=1)
+def _ssl_context() -> Any:
+    """One TLS context for every fetch of the run: loading the CA certificates takes longer than a card's fetch."""
+    import httpx
+
+    return httpx.create_ssl_context(trust_env=False)
 
 
 class _mapped:

@@ -17,7 +17,7 @@ import httpcore
 import pytest
 from http_support import LocalServer, drip, endless, server, sized, slow, status, text  # noqa: F401 (server: a fixture)
 
-from a2a_migrate import fetch
+from a2a_migrate import discover, fetch
 from a2a_migrate.fetch import FetchError, FetchLimits, Network
 
 LOCAL = FetchLimits(allow_http=True, allow_private=True)
@@ -50,14 +50,14 @@ def test_a_bare_origin_prefers_agent_card_json(server: LocalServer) -> None:
 def test_a_bare_origin_with_neither_name_says_both(server: LocalServer) -> None:
     with pytest.raises(FetchError) as raised:
         fetch.fetch_card(server.url("/"), LOCAL)
-    assert str(raised.value) == (f"{server.url('/.well-known/agent-card.json')} answered HTTP 404 Not Found; "
-                                 f"{server.url('/.well-known/agent.json')} answered HTTP 404 Not Found")
+    assert str(raised.value) == (f"{server.url('/.well-known/agent-card.json')}: answered HTTP 404 Not Found; "
+                                 f"{server.url('/.well-known/agent.json')}: answered HTTP 404 Not Found")
 
 
 def test_a_server_error_is_no_reason_to_try_the_other_name(server: LocalServer) -> None:
     server.routes["/.well-known/agent-card.json"] = status(500)
     server.routes["/.well-known/agent.json"] = card_route()
-    with pytest.raises(FetchError, match=r"agent-card\.json answered HTTP 500"):
+    with pytest.raises(FetchError, match=r"agent-card\.json: answered HTTP 500"):
         fetch.fetch_card(server.url(""), LOCAL)
     assert server.hits["/.well-known/agent.json"] == 0
 
@@ -65,7 +65,8 @@ def test_a_server_error_is_no_reason_to_try_the_other_name(server: LocalServer) 
 def test_a_url_with_a_path_is_fetched_as_it_is(server: LocalServer) -> None:
     with pytest.raises(FetchError) as raised:
         fetch.fetch_card(server.url("/cards/weather.json"), LOCAL)
-    assert str(raised.value) == f"{server.url('/cards/weather.json')} answered HTTP 404 Not Found"
+    assert str(raised.value) == f"{server.url('/cards/weather.json')}: answered HTTP 404 Not Found"
+    assert raised.value.said_of(server.url("/cards/weather.json")) == "answered HTTP 404 Not Found"
     assert fetch.card_urls("https://a.example/x?y=1") == ["https://a.example/x?y=1"]
     assert fetch.card_urls("https://a.example:8443") == ["https://a.example:8443/.well-known/agent-card.json",
                                                          "https://a.example:8443/.well-known/agent.json"]
@@ -95,7 +96,7 @@ def test_a_sixth_redirect_is_refused(server: LocalServer) -> None:
 
 
 def test_no_redirect_at_all_when_none_is_allowed(server: LocalServer) -> None:
-    with pytest.raises(FetchError, match=r"/hop1 redirects \(HTTP 302\) to .*/card\.json: redirects are not followed"):
+    with pytest.raises(FetchError, match=r"/hop1: redirects \(HTTP 302\) to .*/card\.json: redirects are not followed"):
         fetch.fetch(chain(server, 1), FetchLimits(allow_http=True, allow_private=True, max_redirects=0))
 
 
@@ -105,7 +106,7 @@ def test_an_endless_body_stops_at_the_cap(server: LocalServer) -> None:
     server.routes["/endless"] = endless(server.stop)
     with pytest.raises(FetchError) as raised:
         fetch.fetch(server.url("/endless"), FetchLimits(allow_http=True, allow_private=True, max_bytes=1024 * 1024))
-    assert str(raised.value) == (f"{server.url('/endless')} sends more than the limit of 1048576 bytes "
+    assert str(raised.value) == (f"{server.url('/endless')}: sends more than the limit of 1048576 bytes "
                                  "(1 MiB; --max-fetch-size)")
 
 
@@ -126,7 +127,7 @@ def test_the_time_limit_covers_the_whole_fetch(server: LocalServer, route: str) 
     server.routes["/x"] = slow(10, server.stop) if route == "slow" else drip(server.stop)
     with pytest.raises(FetchError) as raised:
         fetch.fetch_card(server.url("/x"), FetchLimits(allow_http=True, allow_private=True, timeout=0.3))
-    assert str(raised.value) == f"no complete answer from {server.url('/x')} within 0.3 s (--fetch-timeout)"
+    assert str(raised.value) == f"{server.url('/x')}: no complete answer within 0.3 s (--fetch-timeout)"
 
 
 def test_a_body_that_is_no_json_is_the_card_parser_s_business(server: LocalServer) -> None:
@@ -136,7 +137,7 @@ def test_a_body_that_is_no_json_is_the_card_parser_s_business(server: LocalServe
 
 
 def test_a_closed_port_is_one_line() -> None:
-    with pytest.raises(FetchError, match=r"^cannot fetch http://127\.0\.0\.1:1/x: cannot connect to 127\.0\.0\.1: "):
+    with pytest.raises(FetchError, match=r"^http://127\.0\.0\.1:1/x: cannot connect to 127\.0\.0\.1: "):
         fetch.fetch("http://127.0.0.1:1/x", LOCAL)
 
 
@@ -266,17 +267,22 @@ def test_many_urls_come_back_in_input_order_fetched_together(server: LocalServer
     urls = [server.url(f"/{name}.json") for name in ("a", "missing", "b", "c")]
     results = list(fetch.fetch_cards(urls, LOCAL, workers=3))
     assert [url for url, _ in results] == urls
-    assert [type(answer).__name__ for _, answer in results] == ["Fetched", "FetchError", "Fetched", "Fetched"]
-    assert str(results[1][1]) == f"{urls[1]} answered HTTP 404 Not Found"
+    assert [isinstance(answer, FetchError) for _, answer in results] == [False, True, False, False]
+    assert str(results[1][1]) == f"{urls[1]}: answered HTTP 404 Not Found"
 
 
 def test_output_names_come_from_the_host() -> None:
     assert fetch.output_name("https://weather.example.com/.well-known/agent-card.json") == \
         "weather.example.com.agent-card.json"
-    assert fetch.output_name("http://127.0.0.1:8080/x") == "127.0.0.1_8080.agent-card.json"
+    assert fetch.output_name("http://127.0.0.1:8080/") == "127.0.0.1_8080.agent-card.json"
     assert fetch.output_name("https://[::1]:8443/") == "__1_8443.agent-card.json"
+    assert fetch.output_name("https://a.example/.well-known/agent.json") == "a.example.agent-card.json"
+    assert fetch.output_name("https://a.example/agents/weather/.well-known/agent-card.json?v=2") == \
+        "a.example_agents_weather.agent-card.json"
+    assert fetch.output_name("https://a.example/cards/Weather Agent.YAML") == "a.example_cards_Weather_Agent.agent-card.json"
+    assert fetch.output_name("https://a.example/weather/agent_card.yaml") == "a.example_weather.agent-card.json"
 
 
 def test_urls_are_told_from_paths() -> None:
-    assert [fetch.is_url(text) for text in ("https://a.example", "HTTP://a.example/x", "http:/a", "a.json",
+    assert [discover.is_url(text) for text in ("https://a.example", "HTTP://a.example/x", "http:/a", "a.json",
                                             "-", "httpsx://a")] == [True, True, False, False, False, False]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from a2a_migrate import discover, io
+from a2a_migrate import discover, fetch, io
 from a2a_migrate.context import SEVERITIES, Note, Severity
 
 if TYPE_CHECKING:
@@ -56,7 +56,8 @@ class ByteSize(click.ParamType):
 
 
 def input_options(what: str) -> Callable[[F], F]:
-    """Add ``--include``, ``--exclude`` and ``--max-file-size`` to a command; ``what`` is its verb."""
+    """Add ``--include``, ``--exclude``, ``--max-file-size``, ``--urls`` and the :func:`fetch_options` to a
+    command; ``what`` is its verb."""
     def decorate(command: F) -> F:
         decorators = [
             click.option("--include", "include", multiple=True, metavar="GLOB",
@@ -66,11 +67,101 @@ def input_options(what: str) -> Callable[[F], F]:
             click.option("--max-file-size", "max_file_size", type=ByteSize(), default=io.MAX_CARD_BYTES,
                          metavar="SIZE", show_default="10MiB",
                          help="Refuse card files larger than this (bytes, or with k, M, G: powers of 1024)."),
+            click.option("--urls", "url_list", type=click.Path(dir_okay=False, allow_dash=True), metavar="FILE",
+                         is_eager=True, expose_value=False, callback=_read_url_list,
+                         help=f"Also {what} the cards at the URLs in FILE, one per line (# comments), fetched "
+                              f"{fetch.WORKERS} at a time."),
+            fetch_options,
         ]
         for decorator in reversed(decorators):
             command = decorator(command)
         return command
     return decorate
+
+
+# -- URL sources (issue 12) ----------------------------------------------------------------------
+
+_FETCH = "a2a_migrate.fetch"  # where the fetch options wait in ctx.meta until a URL is fetched
+
+
+def fetch_options(command: F) -> F:
+    """Add ``--allow-http``, ``--allow-private``, ``--fetch-timeout`` and ``--max-fetch-size``.
+
+    They are kept in the click context (:func:`fetch_limits` reads them) rather
+    than passed to the command: they matter only where a PATH is a URL, which
+    :class:`Inputs` and the migration commands handle for every command.
+    """
+    decorators = [
+        click.option("--allow-http", is_flag=True, expose_value=False, callback=_remember,
+                     help="Fetch plain http:// URLs too (default: https only)."),
+        click.option("--allow-private", is_flag=True, expose_value=False, callback=_remember,
+                     help="Fetch from loopback, private, link-local and multicast addresses too (refused by default, "
+                          "redirects included)."),
+        click.option("--fetch-timeout", type=click.FloatRange(min=0.01), default=fetch.TIMEOUT, show_default=True,
+                     metavar="SECONDS", expose_value=False, callback=_remember,
+                     help="Time limit for fetching one URL, all of it (connecting, redirects, the body)."),
+        click.option("--max-fetch-size", type=ByteSize(), default=fetch.MAX_BYTES, show_default="1MiB", metavar="SIZE",
+                     expose_value=False, callback=_remember, help="Refuse a fetched card larger than this."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    ctx.meta.setdefault(_FETCH, {})[param.name] = value
+    return value
+
+
+def _read_url_list(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--urls FILE``: its URLs, kept for :func:`paths_argument` (eager, so they are there before it)."""
+    if value is None:
+        return
+    try:
+        with click.open_file(value, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise click.BadParameter(f"{value}: {getattr(error, 'strerror', None) or error}") from None
+    urls = []
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if not discover.is_url(text):
+            raise click.BadParameter(f"{value}: line {number}: {json.dumps(text)} is not an http(s) URL")
+        urls.append(text)
+    ctx.meta["a2a_migrate.urls"] = urls
+
+
+def paths_argument(metavar: str = "PATH...") -> Callable[[F], F]:
+    """The PATH arguments of a command that reads cards, with the URLs of ``--urls FILE`` after them."""
+    def with_urls(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+        paths = (*value, *ctx.meta.get("a2a_migrate.urls", ()))
+        if not paths:
+            raise click.UsageError(f"Missing argument '{metavar}' (or --urls FILE with URLs in it).", ctx)
+        return paths
+    return click.argument("paths", nargs=-1, metavar=metavar, callback=with_urls)
+
+
+def fetch_limits() -> fetch.FetchLimits:
+    """The limits the fetch options of the running command set (defaults outside a command)."""
+    context = click.get_current_context(silent=True)
+    given = context.meta.get(_FETCH, {}) if context is not None else {}
+    return fetch.FetchLimits(timeout=given.get("fetch_timeout", fetch.TIMEOUT),
+                             max_bytes=given.get("max_fetch_size", fetch.MAX_BYTES),
+                             allow_http=given.get("allow_http", False), allow_private=given.get("allow_private", False))
+
+
+def fetch_all(urls: Sequence[str]) -> Iterator[tuple[str, fetch.Fetched | fetch.FetchError]]:
+    """Each URL's answer (or error), in order, fetched concurrently within :func:`fetch_limits`."""
+    return fetch.fetch_cards(urls, fetch_limits()) if urls else iter(())
+
+
+def refuse_shared_stdout(paths: Sequence[str], hint: str) -> None:
+    """A usage error when several inputs (stdin, URLs) would each write their card to stdout."""
+    streamed = [path for path in dict.fromkeys(paths) if path == "-" or discover.is_url(path)]
+    if len(streamed) > 1:
+        raise click.UsageError(f"{streamed[0]} and {streamed[1]} would both be written to stdout; {hint}")
 
 
 class Inputs:
@@ -92,8 +183,12 @@ class Inputs:
     def __iter__(self) -> Iterator[discover.Loaded]:
         for problem in self.problems:
             self.fail(problem.path, problem.reason)
+        answers = fetch_all([found.url for found in self.found if found.url])  # issue 12: fetched ahead, in order
         for found in self.found:
-            loaded = read_stdin(self.max_bytes) if found.arg == "-" else discover.load(found, self.max_bytes)
+            if found.url:
+                loaded = discover.load_fetched(*next(answers))
+            else:
+                loaded = read_stdin(self.max_bytes) if found.arg == "-" else discover.load(found, self.max_bytes)
             if loaded.status == "skipped":
                 self.skipped += 1
                 continue

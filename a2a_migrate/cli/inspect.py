@@ -11,11 +11,11 @@ from typing import Any
 import click
 
 from a2a_migrate import __version__, discover
-from a2a_migrate.cli.common import EXIT_CHECK, EXIT_INPUT, EXIT_OK, Inputs, input_options, severity_word
+from a2a_migrate.cli.common import EXIT_CHECK, EXIT_INPUT, EXIT_OK, Inputs, input_options, paths_argument, severity_word
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@paths_argument()
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               help="text: one line per card on stdout; json: one document for machines.")
 @input_options("detect")
@@ -50,7 +50,7 @@ def detect(paths: Sequence[str], output_format: str, include: Sequence[str], exc
 
 
 @click.command("validate")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@paths_argument()
 @click.option("--version", "version", type=click.Choice(["0.3", "1.0"]), default=None,
               help="Validate against this version instead of the one the card has by shape.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]), default="text",

@@ -18,8 +18,8 @@ import click
 from a2a_migrate import __version__, discover, io
 from a2a_migrate.cli import transforms as cli_transforms
 from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, echo_diff, echo_error, input_options,
-                                    is_stdout, least_failing, no_cards_found, print_messages, protocol_version,
-                                    summary_line, verbosity)
+                                    is_stdout, least_failing, no_cards_found, paths_argument, print_messages,
+                                    protocol_version, refuse_shared_stdout, summary_line, verbosity, fetch_all)
 from a2a_migrate.cli.signing import pop_signing_request, sign_options, with_signing
 from a2a_migrate.context import Options, Severity
 from a2a_migrate.progress import Progress
@@ -35,7 +35,7 @@ _WORDS = {"up": ("upgraded", "1.0"), "down": ("downgraded", "0.3")}
 def migration_options(command: F) -> F:
     """The options of ``upgrade``, ``downgrade`` and ``transform``: outputs, checks, defaults, chain, signing."""
     decorators = [
-        click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
+        paths_argument(),
         click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Write the cards into this folder (same relative paths) instead of in place."),
         click.option("--check", is_flag=True, help="Write nothing; exit 1 if any card would change."),
@@ -171,6 +171,8 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
                options,
                include, exclude, jobs or default_jobs(), verbosity(quiet, verbose), max_file_size,
                output_format)
+    if jsonl and any(discover.is_url(path) for path in paths):
+        raise click.UsageError("--jsonl reads files or stdin (-), not URLs")
     if jsonl:  # issue 12: JSONL streams (cli/jsonl.py)
         from a2a_migrate.cli.jsonl import execute_jsonl
 
@@ -193,21 +195,26 @@ def execute(run: Run) -> int:
               write=write, output_dir=str(run.output_dir) if run.output_dir is not None else None,
               keep_text=run.show_diff, max_bytes=run.max_bytes)
     found, problems = discover.expand(run.paths, run.include, run.exclude, remove_stale=run.writes)
+    found = _urls_once(found)
     tally = Tally(run, found)
     for problem in problems:
         tally.add(Outcome(problem.path, "failed", error=problem.reason), problem.arg)
-    order = [str(item.path) for item in found]
-    files = [(str(item.path), item.sniff) for item in found if item.arg != "-"]
+    order = [item.url or str(item.path) for item in found]
+    files = [(str(item.path), item.sniff) for item in found if item.arg != "-" and not item.url]
     roots = {str(item.path): str(item.root) for item in found}
+    urls = [item.url for item in found if item.url]
     if run.writes and run.output_dir is not None:
-        clashes = _clashes(files, roots, run.output_dir)
+        targets = [(name, run.output_dir / Path(name).relative_to(roots[name])) for name, _ in files]
+        clashes = _clashes(targets + [(url, _url_target(url, run.output_dir)) for url in urls])
         for name, earlier in clashes.items():
             tally.add(Outcome(name, "failed", error=f"its result would overwrite that of {earlier} in {run.output_dir}"))
         files = [(name, sniff) for name, sniff in files if name not in clashes]
+        urls = [url for url in urls if url not in clashes]
         order = [name for name in order if name not in clashes]
     stdin = _migrate_stdin(job, run) if "-" in order else None
     tally.progress = Progress.for_terminal(len(files), sys.stderr, run.verbosity < 0)
-    for outcome in _with_stdin(run_batch(files, job, run.jobs, roots), stdin, order):
+    fetched = _migrate_urls(urls, job, run, tally)
+    for outcome in _in_order(run_batch(files, job, run.jobs, roots), order, stdin, fetched):
         tally.add(outcome)
     tally.progress.clear()
     return tally.finish()
@@ -219,17 +226,20 @@ def _refuse_shared_stdout(run: Run) -> None:
     if stdin and run.output_dir is not None:
         raise click.UsageError("-o writes files: the card read from stdin (-) is written to stdout; "
                                "name card files, or leave out -o")
-    if is_stdout(run.report_file) and (run.show_diff or run.show_patch or (stdin and run.writes)):
-        shown = "--diff" if run.show_diff else "--patch" if run.show_patch else "the card read from stdin (-)"
+    streamed = stdin or (run.output_dir is None and any(discover.is_url(path) for path in run.paths))
+    if run.writes and run.output_dir is None:  # issue 12: fetched cards go to stdout, as stdin's does
+        refuse_shared_stdout(run.paths, "give -o DIR to write fetched cards into a folder")
+    if is_stdout(run.report_file) and (run.show_diff or run.show_patch or (streamed and run.writes)):
+        shown = ("--diff" if run.show_diff else "--patch" if run.show_patch else
+                 "the card read from stdin (-)" if stdin else "the fetched card")
         raise click.UsageError(f"--report - and {shown} would both go to stdout; give --report a FILE")
 
 
-def _clashes(files: list[tuple[str, bool]], roots: dict[str, str], output_dir: Path) -> dict[str, str]:
+def _clashes(targets: list[tuple[str, Path]]) -> dict[str, str]:
     """Inputs whose ``-o`` target another input already has: ``{later: earlier}``."""
     taken: dict[Path, str] = {}
     clashes: dict[str, str] = {}
-    for name, _ in files:
-        target = output_dir / Path(name).relative_to(roots[name])
+    for name, target in targets:
         if target in taken:
             clashes[name] = taken[target]
         else:
@@ -237,22 +247,79 @@ def _clashes(files: list[tuple[str, bool]], roots: dict[str, str], output_dir: P
     return clashes
 
 
-def _with_stdin(results: Iterator[Outcome], stdin: Outcome | None, order: list[str]) -> Iterator[Outcome]:
-    # stdin is processed first (it cannot go to a worker) but reported in argument order.
+def _urls_once(found: list[discover.Found]) -> list[discover.Found]:
+    """The inputs with each URL once: a URL named twice is one card, fetched once."""
+    seen: set[str] = set()
+    kept = []
+    for item in found:
+        if item.url and item.url in seen:
+            continue
+        seen.add(item.url)
+        kept.append(item)
+    return kept
+
+
+def _url_target(url: str, output_dir: Path) -> Path:
+    """Where ``-o DIR`` puts the card fetched from ``url``: ``DIR/host[_port].agent-card.json``."""
+    from a2a_migrate.fetch import output_name
+
+    return output_dir / output_name(url)
+
+
+def _in_order(results: Iterator[Outcome], order: list[str], stdin: Outcome | None,
+              fetched: Iterator[Outcome]) -> Iterator[Outcome]:
+    # stdin and URLs are processed here (they cannot go to a worker) but reported in argument order.
     for name in order:
-        yield stdin if name == "-" and stdin is not None else next(results)
+        if name == "-" and stdin is not None:
+            yield stdin
+        else:
+            yield next(fetched) if discover.is_url(name) else next(results)
 
 
 def _migrate_stdin(job: Job, run: Run) -> Outcome:
-    from a2a_migrate.batch import Outcome, migrate_text
+    from a2a_migrate.batch import Outcome
 
     try:
         text = io.read_stream(sys.stdin.buffer, run.max_bytes)
     except io.CardError as error:
         return Outcome("-", "failed", error=str(error))
-    outcome = migrate_text(text, "-", replace(job, write="no", keep_text=True))
-    if run.writes and outcome.status in ("changed", "unchanged"):
+    return _migrate_here(text, "-", job, run, None)
+
+
+def _migrate_urls(urls: Sequence[str], job: Job, run: Run, tally: Tally) -> Iterator[Outcome]:
+    """Issue 12: the cards at ``urls``, fetched ahead and concurrently, migrated in order here."""
+    from a2a_migrate.batch import Outcome
+
+    for url, answer in fetch_all(urls):
+        if isinstance(answer, Exception):
+            outcome = Outcome(url, "failed", error=answer.said_of(url))
+        else:
+            try:
+                outcome = _migrate_here(discover.fetched_text(answer), answer.url, job, run,
+                                        _url_target(url, run.output_dir) if run.output_dir is not None else None)
+            except io.CardError as error:
+                outcome = Outcome(answer.url, "failed", error=str(error))
+        tally.args.setdefault(outcome.name, url)  # messages name the URL that answered; the PATH was url
+        yield outcome
+
+
+def _migrate_here(text: str, name: str, job: Job, run: Run, target: Path | None) -> Outcome:
+    """A card read in this process (stdin, a URL), never written in place: the result goes to
+    ``target`` (``-o``), or to stdout."""
+    from a2a_migrate.batch import migrate_text
+
+    outcome = migrate_text(text, name, replace(job, write="no", keep_text=True))
+    if not run.writes or outcome.status not in ("changed", "unchanged"):
+        return outcome
+    if target is None:
         sys.stdout.write(outcome.new_text)
+        return outcome
+    if io.guess_format(name, text) == "yaml":
+        target = target.with_name(target.name.removesuffix(".json") + ".yaml")
+    try:
+        io.write_atomic(target, outcome.new_text)
+    except io.CardError as error:
+        outcome.status, outcome.error = "failed", f"{target}: {error}"
     return outcome
 
 
@@ -266,7 +333,7 @@ class Tally:
         self.progress = Progress(0, sys.stderr, False)
         self.args: dict[str, str] = {}  # each input's PATH argument, to tell which PATH gave no card
         for item in found:
-            self.args.setdefault(str(item.path), item.arg)
+            self.args.setdefault(item.url or str(item.path), item.arg)
         self.yielded: set[str] = set()
         self.batch = len(found) > 1  # issue 15: a batch prints one line per card that needs a look
 

@@ -16,8 +16,10 @@ from typing import Any
 
 import click
 
-from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, echo_diff, echo_error, input_options,
-                                    no_cards_found, print_messages, protocol_version, summary_line, verbosity)
+from a2a_migrate import discover
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, echo_diff, echo_error, fetch_all, fetch_options,
+                                    input_options, no_cards_found, paths_argument, print_messages, protocol_version,
+                                    read_stdin, summary_line, verbosity)
 from a2a_migrate.cli.transforms import chain_options, checked
 
 
@@ -25,7 +27,7 @@ from a2a_migrate.cli.transforms import chain_options, checked
 
 
 @click.command("plan")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@paths_argument()
 @click.option("--to", "target", type=click.Choice(["1.0", "0.3"]), default="1.0", show_default=True,
               help="The version to migrate to: 1.0 (upgrade) or 0.3 (downgrade).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path), default=None,
@@ -71,6 +73,9 @@ def plan_command(paths: Sequence[str], target: str, output: Path | None, output_
 
     if "-" in paths:
         raise click.UsageError("plan needs card files: a card read from stdin could not be applied later")
+    if any(discover.is_url(path) for path in paths):
+        raise click.UsageError("plan needs card files: a card fetched from a URL could not be applied later "
+                               "(upgrade URL -o DIR fetches it into a file)")
     if max_chars is not None and output_format != "md":
         raise click.UsageError("--max-chars sizes a Markdown review: it goes with --format md")
     direction: Direction = "up" if target == "1.0" else "down"
@@ -251,25 +256,27 @@ def _apply_summary(outcomes: Sequence[Any], left_out: dict[str, int]) -> str:
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: one line per difference; json: one document for machines.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the cards differ (as 'git diff --exit-code').")
+@fetch_options  # issue 12: OLD or NEW may be a URL
 def diff_command(old: str, new: str, output_format: str, exit_code: bool) -> None:
     """Show what differs between two cards, also across versions.
 
     Members the version mapping moved are shown as moves
     (/url -> /supportedInterfaces/0/url), not as a removal and an addition;
     the rest as changed, added or removed, with JSON pointers and values.
-    OLD or NEW may be - (stdin).
+    OLD or NEW may be - (stdin) or a URL.
     """
     from a2a_migrate import io, semantic_diff
     from a2a_migrate.versions import detect_version
 
     cards = []
+    answers = dict(fetch_all([name for name in dict.fromkeys((old, new)) if discover.is_url(name)]))
     for name in (old, new):
-        try:
-            text = sys.stdin.read() if name == "-" else io.read_text(Path(name))
-            cards.append(io.parse(text, name).original)
-        except io.CardError as error:
-            echo_error(name, str(error))
+        loaded = (discover.load_fetched(name, answers[name]) if name in answers else
+                  read_stdin(None) if name == "-" else discover.load(discover.Found(Path(name), Path(".")), None))
+        if loaded.document is None:
+            echo_error(loaded.name, loaded.error)
             sys.exit(EXIT_INPUT)
+        cards.append(loaded.document.original)
     differences = semantic_diff.compare(cards[0], cards[1])
     versions = [detect_version(card) for card in cards]
     if output_format == "json":

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from a2a_migrate import io
-from a2a_migrate.cli.common import EXIT_CHECK, EXIT_INPUT, EXIT_OK, EXIT_USAGE, Inputs, input_options
+from a2a_migrate import discover, io
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, EXIT_USAGE, Inputs, input_options, paths_argument,
+                                    refuse_shared_stdout)
 from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT
 
 if TYPE_CHECKING:  # the signing service is imported only when a command signs or verifies
@@ -88,7 +89,7 @@ def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None) -
 
 
 @click.command("sign")
-@click.argument("paths", nargs=-1, required=True, metavar="CARD...")
+@paths_argument("CARD...")
 @click.option("--key", "key_file", required=True, metavar="FILE", type=click.Path(dir_okay=False),
               help="The private key: PEM (PKCS#8, SEC1 or PKCS#1, unencrypted) or a JWK file.")
 @click.option("--kid", metavar="ID", help="Key id for the signature's header (default: the JWK's kid).")
@@ -107,6 +108,7 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
     """
     from a2a_migrate import signing
 
+    refuse_shared_stdout(paths, "sign them one at a time")  # a card read from stdin or a URL goes to stdout
     request = _request(key_file, kid, alg, jku)
     inputs = Inputs(paths, include, exclude, max_file_size, remove_stale=True)  # sign writes cards, as upgrade does
     signed = 0
@@ -116,7 +118,7 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
         try:
             pointer, _ = signing.add_signature(document.data, signing.sign(document.data, request), replace=replace)
             text = document.render()
-            if name == "-":
+            if name == "-" or discover.is_url(name):  # never "in place": there is no place to write to
                 sys.stdout.write(text)
             else:
                 io.write_atomic(Path(name), text)
@@ -135,7 +137,7 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
 
 
 @click.command("verify")
-@click.argument("paths", nargs=-1, required=True, metavar="CARD...")
+@paths_argument("CARD...")
 @click.option("--key", "key_files", multiple=True, metavar="FILE", type=click.Path(dir_okay=False),
               help="A public key: PEM (key or certificate; a private key works too) or JWK / JWK Set. Repeatable.")
 @click.option("--jwks", "jwks_files", multiple=True, metavar="FILE", type=click.Path(dir_okay=False),

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from a2a_migrate.cli.common import input_options, least_failing, verbosity
+from a2a_migrate.cli.common import input_options, least_failing, paths_argument, verbosity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,7 +69,7 @@ def checked(options: Any) -> Any:
 
 
 @click.command("transform")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@paths_argument()
 @click.option("--recipe", "recipes", multiple=True, required=True, metavar="FILE", callback=_recipes,
               help="Apply the steps of this recipe (YAML or JSON); repeatable.")
 @PLUGIN

@@ -114,12 +114,12 @@ def fetch(url: str, limits: FetchLimits = FetchLimits(), network: Network | None
     with httpx.Client(transport=transport, trust_env=False, follow_redirects=False,
                       headers={"Accept": limits.accept, "User-Agent": "a2a-migrate"}) as client:
         current = url
-        for hop in range(limits.max_redirects + 1):
+        for _ in range(limits.max_redirects + 1):
             check_scheme(current, limits)
             answer = _get(client, current, limits, deadline)
             if isinstance(answer, Fetched):
                 return answer
-            target = str(httpx.URL(current).join(answer[1]))
+            target = str(httpx.URL(current).join(answer[1]))  # httpx has refused a malformed location
             if limits.max_redirects == 0:
                 raise FetchError(f"redirects (HTTP {answer[0]}) to {target}: redirects are not followed", current)
             current = target
@@ -174,9 +174,7 @@ def fetch_cards(urls: Iterable[str], limits: FetchLimits = FetchLimits(), networ
 
 def card_urls(url: str) -> list[str]:
     """The URLs tried for a card: the well-known names for a bare origin, else ``url`` itself."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
+    parts = _split(url)
     if parts.path in ("", "/") and not parts.query and not parts.fragment:
         origin = f"{parts.scheme}://{parts.netloc}"
         return [origin + path for path in WELL_KNOWN]
@@ -194,26 +192,42 @@ def output_name(url: str) -> str:
     import re
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url)
-    host = (parts.hostname or "card").replace(":", "_")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # fetching it will say what is wrong; a name of its own is still owed
+        return re.sub(r"[^A-Za-z0-9.-]+", "_", url).strip("_.") + ".agent-card.json"
+    host = re.sub(r"[^A-Za-z0-9.-]+", "_", parts.hostname or "card")
     path = parts.path.strip("/")
     for known in WELL_KNOWN:
         path = path.removesuffix(known.strip("/")).strip("/")
     path = re.sub(r"(^|/)(agent[-_]?card|agent)\.(json|ya?ml)$|\.(json|ya?ml)$", "", path, flags=re.IGNORECASE)
-    pieces = [host, str(parts.port) if parts.port else "", re.sub(r"[^A-Za-z0-9.-]+", "_", path).strip("_.")]
+    pieces = [host, str(port) if port else "", re.sub(r"[^A-Za-z0-9.-]+", "_", path).strip("_.")]
     return "_".join(piece for piece in pieces if piece) + ".agent-card.json"
 
 
 def check_scheme(url: str, limits: FetchLimits) -> None:
     """Refuse a URL that is not https (or http with ``allow_http``), or has no host."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
+    parts = _split(url)
     scheme = parts.scheme.lower()
     if scheme == "http" and not limits.allow_http:
         raise FetchError("plain http refused (use --allow-http)", url)
     if scheme not in ("http", "https") or not parts.hostname:
-        raise FetchError("not an http(s) URL", url)
+        raise FetchError("not an http(s) URL with a host", url)
+
+
+def _split(url: str) -> Any:
+    """``urlsplit(url)``, its host and port read once so that a malformed one is a :class:`FetchError`."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError when malformed
+        if parts.hostname:
+            parts.hostname.encode("idna")  # UnicodeError (a ValueError) for a name no DNS can hold, like a..b
+    except ValueError as error:
+        raise FetchError(f"not a valid URL: {error}", url) from None
+    return parts
 
 
 def checked_addresses(host: str, port: int, limits: FetchLimits, resolve: Resolver) -> list[str]:
@@ -287,6 +301,8 @@ def _get(client: Any, url: str, limits: FetchLimits, deadline: float) -> Fetched
         raise FetchError(_too_slow(limits), url) from None
     except httpx.HTTPError as error:
         raise FetchError(_reason(error), url) from None
+    except (httpx.InvalidURL, ValueError) as error:  # ValueError: a host IDNA cannot encode (UnicodeError)
+        raise FetchError(f"not a valid URL: {error}", url) from None
 
 
 def _read(response: Any, url: str, limits: FetchLimits, deadline: float) -> bytes:
@@ -319,9 +335,10 @@ def _size(count: int, option: str) -> str:
 
 def _reason(error: BaseException) -> str:
     """The innermost cause's words: an SSL or socket error says more than httpx's wrapper."""
-    while error.__cause__ is not None or error.__context__ is not None:
-        inner = error.__cause__ or error.__context__
-        assert inner is not None
+    while True:
+        inner = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+        if inner is None:
+            break
         if isinstance(inner, FetchError):
             return str(inner)
         error = inner

@@ -143,12 +143,13 @@ def test_urls_from_a_file_come_out_in_input_order_and_one_failure_fails_only_its
         (urls[0], "changed"), (server.url("/gone.json"), "failed"), (urls[1], "unchanged"), (urls[2], "changed")]
 
 
-def test_a_url_list_with_something_else_in_it_is_a_usage_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("line", ["cards/agent.json", "https://a.example/\x00", "https://a.example/a b"])
+def test_a_url_list_with_something_else_in_it_is_a_usage_error(tmp_path: Path, line: str) -> None:
     listed = tmp_path / "agents.txt"
-    listed.write_text("https://a.example\n\ncards/agent.json\n")
+    listed.write_text(f"https://a.example\n\n{line}\n")
     result = invoke("validate", "--urls", listed)
     assert result.exit_code == 2
-    assert f"{listed}: line 3: \"cards/agent.json\" is not an http(s) URL" in result.stderr
+    assert f"{listed}: line 3: {json.dumps(line)} is not an http(s) URL" in result.stderr
     nothing = invoke("validate")
     assert nothing.exit_code == 2 and "Missing argument 'PATH...' (or --urls FILE" in nothing.stderr
 
@@ -172,6 +173,23 @@ def test_diff_reads_urls(server: LocalServer) -> None:
     assert result.stdout.startswith(f"--- {old} (0.3)\n")
     missing = invoke("diff", *LOCAL, server.url("/gone.json"), old)
     assert missing.exit_code == 123 and missing.stderr == f"{server.url('/gone.json')}: error: answered HTTP 404 Not Found\n"
+
+
+def test_a_malformed_url_is_one_line(tmp_path: Path) -> None:
+    result = invoke("upgrade", "-o", tmp_path, "https://[::1", "https://a.example:99999/")
+    assert result.exit_code == 123
+    assert result.stderr.splitlines() == ["https://[::1: error: not a valid URL: Invalid IPv6 URL",
+                                          "https://a.example:99999/: error: not a valid URL: Port out of range 0-65535",
+                                          "0 cards upgraded, 0 already 1.0, 2 failed"]
+
+
+def test_transform_reads_a_url(server: LocalServer, tmp_path: Path) -> None:
+    url = serve(server, "/agent-card.json", GOLDEN / "capabilities-missing.1.0.json")
+    recipe = tmp_path / "docs.yaml"
+    recipe.write_text("- step: set_documentation_url\n  url: https://docs.example.com\n")
+    result = invoke("transform", *LOCAL, "--recipe", recipe, url)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["documentationUrl"] == "https://docs.example.com"
 
 
 @pytest.mark.parametrize("args, words", [

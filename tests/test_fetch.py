@@ -8,6 +8,7 @@ server by an injected connector.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
@@ -141,6 +142,35 @@ def test_a_closed_port_is_one_line() -> None:
         fetch.fetch("http://127.0.0.1:1/x", LOCAL)
 
 
+def nowhere() -> Network:
+    """A network no test may use: a malformed URL is refused before any name is resolved."""
+    def refuse(*args: Any) -> Any:
+        raise AssertionError(f"the network was used: {args}")
+    return Network(refuse, refuse)
+
+
+@pytest.mark.parametrize("url, words", [
+    ("https://[::1", "not a valid URL: Invalid IPv6 URL"),
+    ("https://a.example:99999/x", "not a valid URL: Port out of range 0-65535"),
+    ("https://a..b/x", "not a valid URL: encoding with 'idna' codec failed"),
+    ("https://", "not an http(s) URL with a host"),
+    ("http://:80/x", "not an http(s) URL with a host"),
+])
+def test_a_malformed_url_is_one_line_and_no_traceback(url: str, words: str) -> None:
+    with pytest.raises(FetchError, match="^" + re.escape(words)):
+        try:
+            fetch.fetch_card(url, LOCAL, nowhere())
+        except FetchError as error:
+            raise FetchError(error.reason) from None
+    assert fetch.output_name(url).endswith(".agent-card.json")
+
+
+def test_a_redirect_to_no_valid_url_is_one_line(server: LocalServer) -> None:
+    server.routes["/start"] = status(302, "http://[::1/x")
+    with pytest.raises(FetchError, match=r"/start: Invalid URL in location header: "):
+        fetch.fetch(server.url("/start"), LOCAL)
+
+
 # -- what may be fetched ----------------------------------------------------------------------
 
 def test_plain_http_is_refused_without_allow_http(server: LocalServer) -> None:
@@ -151,7 +181,7 @@ def test_plain_http_is_refused_without_allow_http(server: LocalServer) -> None:
     assert server.hits["/card.json"] == 0
     for url in ("ftp://a.example/card.json", "https:///card.json"):
         with pytest.raises(FetchError, match="not an http"):
-            fetch.fetch(url, LOCAL)
+            fetch.fetch(url, LOCAL, nowhere())
 
 
 def test_the_loopback_server_is_refused_without_allow_private(server: LocalServer) -> None:
@@ -275,7 +305,7 @@ def test_output_names_come_from_the_host() -> None:
     assert fetch.output_name("https://weather.example.com/.well-known/agent-card.json") == \
         "weather.example.com.agent-card.json"
     assert fetch.output_name("http://127.0.0.1:8080/") == "127.0.0.1_8080.agent-card.json"
-    assert fetch.output_name("https://[::1]:8443/") == "__1_8443.agent-card.json"
+    assert fetch.output_name("https://[::1]:8443/") == "_1_8443.agent-card.json"
     assert fetch.output_name("https://a.example/.well-known/agent.json") == "a.example.agent-card.json"
     assert fetch.output_name("https://a.example/agents/weather/.well-known/agent-card.json?v=2") == \
         "a.example_agents_weather.agent-card.json"

@@ -127,7 +127,7 @@ def _read_url_list(ctx: click.Context, param: click.Parameter, value: str | None
         text = line.strip()
         if not text or text.startswith("#"):
             continue
-        if not discover.is_url(text):
+        if not discover.is_url(text) or not text.isprintable() or " " in text:
             raise click.BadParameter(f"{value}: line {number}: {json.dumps(text)} is not an http(s) URL")
         urls.append(text)
     ctx.meta["a2a_migrate.urls"] = urls

@@ -212,7 +212,7 @@ def execute(run: Run) -> int:
         urls = [url for url in urls if url not in clashes]
         order = [name for name in order if name not in clashes]
     stdin = _migrate_stdin(job, run) if "-" in order else None
-    tally.progress = Progress.for_terminal(len(files), sys.stderr, run.verbosity < 0)
+    tally.progress = Progress.for_terminal(len(files) + len(urls), sys.stderr, run.verbosity < 0)
     fetched = _migrate_urls(urls, job, run, tally)
     for outcome in _in_order(run_batch(files, job, run.jobs, roots), order, stdin, fetched):
         tally.add(outcome)

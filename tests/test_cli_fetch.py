@@ -129,12 +129,16 @@ def test_urls_from_a_file_come_out_in_input_order_and_one_failure_fails_only_its
     names = ["capabilities-missing.0.3.json", "already-1-0.1.0.json", "default-modes-missing.0.3.json"]
     urls = [serve(server, f"/{number}.json", GOLDEN / name) for number, name in enumerate(names)]
     listed = tmp_path / "agents.txt"
-    listed.write_text(f"# a survey\n{urls[0]}\n\n  {server.url('/gone.json')}  \n{urls[1]}\n# done\n{urls[2]}\n")
+    listed.write_text(f"# a survey\n{urls[0]}\n\n  {server.url('/gone.json')}  \n{urls[1]}\n# done\n{urls[2]}\n"
+                      f"{urls[1]}\n")  # named twice: fetched once
     result = invoke("detect", *LOCAL, "--urls", listed)
     assert result.exit_code == 123
     assert result.stdout == f"{urls[0]}: 0.3\n{urls[1]}: 1.0\n{urls[2]}: 0.3\n"
     assert result.stderr.splitlines() == [f"{server.url('/gone.json')}: error: answered HTTP 404 Not Found",
                                           "3 cards detected, 2 0.3, 1 1.0, 1 failed"]
+    assert server.hits["/1.json"] == 1
+    piped = invoke("detect", *LOCAL, "--urls", "-", stdin=f"{urls[1]}\n")
+    assert (piped.exit_code, piped.stdout) == (0, f"{urls[1]}: 1.0\n")
     out = tmp_path / "out"
     upgraded = invoke("upgrade", *LOCAL, "--urls", listed, "-o", out, "--report", tmp_path / "report.json")
     assert upgraded.exit_code == 123
@@ -150,6 +154,8 @@ def test_a_url_list_with_something_else_in_it_is_a_usage_error(tmp_path: Path, l
     result = invoke("validate", "--urls", listed)
     assert result.exit_code == 2
     assert f"{listed}: line 3: {json.dumps(line)} is not an http(s) URL" in result.stderr
+    both = invoke("validate", "--urls", "-", "-", stdin="https://a.example\n")
+    assert both.exit_code == 2 and "--urls - reads the URLs from stdin: a card cannot come from it too" in both.stderr
     nothing = invoke("validate")
     assert nothing.exit_code == 2 and "Missing argument 'PATH...' (or --urls FILE" in nothing.stderr
 

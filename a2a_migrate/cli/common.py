@@ -130,17 +130,32 @@ def _read_url_list(ctx: click.Context, param: click.Parameter, value: str | None
         if not discover.is_url(text) or not text.isprintable() or " " in text:
             raise click.BadParameter(f"{value}: line {number}: {json.dumps(text)} is not an http(s) URL")
         urls.append(text)
-    ctx.meta["a2a_migrate.urls"] = urls
+    ctx.meta["a2a_migrate.urls"], ctx.meta["a2a_migrate.urls_from"] = urls, value
 
 
 def paths_argument(metavar: str = "PATH...") -> Callable[[F], F]:
     """The PATH arguments of a command that reads cards, with the URLs of ``--urls FILE`` after them."""
     def with_urls(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+        if "-" in value and ctx.meta.get("a2a_migrate.urls_from") == "-":
+            raise click.UsageError("--urls - reads the URLs from stdin: a card cannot come from it too", ctx)
         paths = (*value, *ctx.meta.get("a2a_migrate.urls", ()))
         if not paths:
             raise click.UsageError(f"Missing argument '{metavar}' (or --urls FILE with URLs in it).", ctx)
-        return paths
+        return _urls_once(paths)
     return click.argument("paths", nargs=-1, metavar=metavar, callback=with_urls)
+
+
+def _urls_once(paths: Sequence[str]) -> tuple[str, ...]:
+    """``paths`` with each URL once: a URL named twice is one card, fetched once (files stay as named)."""
+    seen: set[str] = set()
+    kept = []
+    for path in paths:
+        if discover.is_url(path):
+            if path in seen:
+                continue
+            seen.add(path)
+        kept.append(path)
+    return tuple(kept)
 
 
 def fetch_limits() -> fetch.FetchLimits:

@@ -195,7 +195,6 @@ def execute(run: Run) -> int:
               write=write, output_dir=str(run.output_dir) if run.output_dir is not None else None,
               keep_text=run.show_diff, max_bytes=run.max_bytes)
     found, problems = discover.expand(run.paths, run.include, run.exclude, remove_stale=run.writes)
-    found = _urls_once(found)
     tally = Tally(run, found)
     for problem in problems:
         tally.add(Outcome(problem.path, "failed", error=problem.reason), problem.arg)
@@ -245,18 +244,6 @@ def _clashes(targets: list[tuple[str, Path]]) -> dict[str, str]:
         else:
             taken[target] = name
     return clashes
-
-
-def _urls_once(found: list[discover.Found]) -> list[discover.Found]:
-    """The inputs with each URL once: a URL named twice is one card, fetched once."""
-    seen: set[str] = set()
-    kept = []
-    for item in found:
-        if item.url and item.url in seen:
-            continue
-        seen.add(item.url)
-        kept.append(item)
-    return kept
 
 
 def _url_target(url: str, output_dir: Path) -> Path:

@@ -11,6 +11,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -316,3 +317,66 @@ def test_output_names_come_from_the_host() -> None:
 def test_urls_are_told_from_paths() -> None:
     assert [discover.is_url(text) for text in ("https://a.example", "HTTP://a.example/x", "http:/a", "a.json",
                                             "-", "httpsx://a")] == [True, True, False, False, False, False]
+
+
+# -- TLS: the connection is pinned to the checked address, the certificate checked against the name ----
+
+@pytest.fixture
+def tls(tmp_path: Path) -> Any:
+    """A :class:`LocalServer` speaking TLS with a certificate for ``localhost`` only, and a client
+    context that trusts it (``trusted``)."""
+    import datetime
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+                   .not_valid_after(now + datetime.timedelta(hours=1))
+                   .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                   .sign(key, hashes.SHA256()))
+    (tmp_path / "cert.pem").write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    served = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    served.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    local = LocalServer()
+    local.httpd.socket = served.wrap_socket(local.httpd.socket, server_side=True)
+    local.thread.start()
+    local.trusted = ssl.create_default_context(cafile=str(tmp_path / "cert.pem"))
+    yield local
+    local.stop.set()
+    local.httpd.shutdown()
+    local.httpd.server_close()
+
+
+def test_https_is_checked_against_the_host_name(tls: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    tls.routes["/card.json"] = card_route()
+    url = f"https://localhost:{tls.httpd.server_address[1]}/card.json"
+    with pytest.raises(FetchError, match=r"^https://localhost:\d+/card\.json: .*certificate verify failed"):
+        fetch.fetch(url, FetchLimits(allow_private=True))  # a certificate no authority signed
+    monkeypatch.setattr(fetch, "_ssl_context", lambda: tls.trusted)
+    answer = fetch.fetch(url, FetchLimits(allow_private=True))
+    assert (answer.url, json.loads(answer.body)) == (url, CARD)
+    with pytest.raises(FetchError, match=r"certificate verify failed: IP address mismatch"):
+        fetch.fetch(url.replace("localhost", "127.0.0.1"), FetchLimits(allow_private=True))
+    with pytest.raises(FetchError, match=r"localhost \([0-9a-f.:]+\) is a loopback address: refused"):
+        fetch.fetch(url, FetchLimits())
+
+
+def test_an_https_redirect_to_plain_http_is_refused(tls: Any, server: LocalServer,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fetch, "_ssl_context", lambda: tls.trusted)
+    server.routes["/card.json"] = card_route()
+    tls.routes["/start"] = status(302, server.url("/card.json"))
+    with pytest.raises(FetchError) as raised:
+        fetch.fetch(f"https://localhost:{tls.httpd.server_address[1]}/start", FetchLimits(allow_private=True))
+    assert str(raised.value) == f"{server.url('/card.json')}: plain http refused (use --allow-http)"
+    assert server.hits["/card.json"] == 0

@@ -25,7 +25,8 @@ def detect(paths: Sequence[str], output_format: str, include: Sequence[str], exc
 
     One line per card: PATH: VERSION, where VERSION is 1.0, hybrid (1.0 with
     0.3 members), 0.3, 0.2, 0.1 or unknown. PATH is a card file, a folder
-    (searched for cards, as upgrade does) or - (stdin). With --format json,
+    (searched for cards, as upgrade does), - (stdin) or an https:// URL (a bare
+    origin is read at its well-known card names). With --format json,
     one document instead: {"cards": [{"path": PATH, "version": VERSION}, ...]}.
     """
     from a2a_migrate.versions import detect_version

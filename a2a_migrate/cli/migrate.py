@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import click
 
-from a2a_migrate import __version__, discover, io
+from a2a_migrate import __version__, discover, fetch, io
 from a2a_migrate.cli import transforms as cli_transforms
-from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, echo_diff, echo_error, input_options,
-                                    is_stdout, least_failing, no_cards_found, paths_argument, print_messages,
-                                    protocol_version, refuse_shared_stdout, summary_line, verbosity, fetch_all)
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, echo_diff, echo_error, fetch_all,
+                                    input_options, is_stdout, least_failing, no_cards_found, paths_argument,
+                                    print_messages, protocol_version, refuse_shared_stdout, summary_line, verbosity)
 from a2a_migrate.cli.signing import pop_signing_request, sign_options, with_signing
 from a2a_migrate.context import Options, Severity
 from a2a_migrate.progress import Progress
@@ -119,8 +119,10 @@ _HYBRID = click.option(
 def upgrade(**kwargs: Any) -> None:
     """Upgrade cards (0.3 and older) to protocol 1.0.
 
-    PATH is a card file, a folder (searched for card files) or - (stdin to
-    stdout). Files are rewritten in place, atomically, only when they change.
+    PATH is a card file, a folder (searched for card files), - (stdin to
+    stdout) or an https:// URL (to stdout, or into -o DIR; a bare origin is
+    read at its well-known card names). Files are rewritten in place,
+    atomically, only when they change.
     """
     sys.exit(_migrate("up", **kwargs))
 
@@ -142,8 +144,10 @@ def downgrade(**kwargs: Any) -> None:
     interfaces, pkceRequired, device-code flows) is reported as lossy; a card
     that would look unauthenticated to 0.3 clients is refused.
 
-    PATH is a card file, a folder (searched for card files) or - (stdin to
-    stdout). Files are rewritten in place, atomically, only when they change.
+    PATH is a card file, a folder (searched for card files), - (stdin to
+    stdout) or an https:// URL (to stdout, or into -o DIR; a bare origin is
+    read at its well-known card names). Files are rewritten in place,
+    atomically, only when they change.
     """
     sys.exit(_migrate("down", **kwargs))
 
@@ -247,10 +251,9 @@ def _clashes(targets: list[tuple[str, Path]]) -> dict[str, str]:
 
 
 def _url_target(url: str, output_dir: Path) -> Path:
-    """Where ``-o DIR`` puts the card fetched from ``url``: ``DIR/host[_port].agent-card.json``."""
-    from a2a_migrate.fetch import output_name
-
-    return output_dir / output_name(url)
+    """Where ``-o DIR`` puts the card fetched from ``url``: ``DIR/HOST[_PORT][_PATH].agent-card.json``
+    (:func:`a2a_migrate.fetch.output_name`); a YAML card's name ends in ``.yaml`` instead."""
+    return output_dir / fetch.output_name(url)
 
 
 def _in_order(results: Iterator[Outcome], order: list[str], stdin: Outcome | None,

@@ -104,7 +104,8 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
 
     The signature is added to the card's signatures (one of the same kid is
     replaced), in place and atomically, keeping the file's layout. CARD is a
-    card file, a folder (its card files) or - (stdin to stdout).
+    card file, a folder (its card files), - (stdin to stdout) or an https://
+    URL (to stdout).
     """
     from a2a_migrate import signing
 

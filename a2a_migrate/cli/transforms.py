@@ -99,7 +99,8 @@ def transform_command(paths: Sequence[str], recipes: tuple[Any, ...], plugins: t
     Each step is a transform: its notes name it (recipe:FILE#N or its name),
     its operations are labelled in --patch and --report, what it replaces or
     removes is reported lossy, and the result is validated against the
-    card's version. PATH is a card file, a folder or - (stdin to stdout).
+    card's version. PATH is a card file, a folder, - (stdin to stdout) or an
+    https:// URL (to stdout, or into -o DIR).
     """
     from a2a_migrate.batch import default_jobs
     from a2a_migrate.cli.migrate import Run, execute

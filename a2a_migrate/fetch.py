@@ -1,7 +1,7 @@
 """Fetching cards (and JWK Sets) over HTTP(S), within limits: the only module that opens a connection.
 
-Nothing here runs, nor is httpx (or the socket module) imported, unless a URL
-is given: the command line imports this module for its defaults. Every fetch
+Nothing here runs, nor is this module (or httpx) imported, unless a URL is
+given (or a jku is to be fetched). Every fetch
 is bounded: one time limit for the whole fetch of a URL (connecting, every
 redirect, every read), a size cap on the body (read as a stream, so a larger
 answer is never held), a number of redirects, HTTPS only unless plain HTTP is

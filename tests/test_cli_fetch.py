@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from http_support import LocalServer, endless, server, slow, status, text  # noqa: F401 (server: a fixture)
 
-from a2a_migrate import cli
+from a2a_migrate import cli, fetch
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 SIGNED = GOLDEN / "signed"
@@ -158,6 +158,18 @@ def test_a_url_list_with_something_else_in_it_is_a_usage_error(tmp_path: Path, l
     assert both.exit_code == 2 and "--urls - reads the URLs from stdin: a card cannot come from it too" in both.stderr
     nothing = invoke("validate")
     assert nothing.exit_code == 2 and "Missing argument 'PATH...' (or --urls FILE" in nothing.stderr
+
+
+def test_the_help_shows_the_fetcher_s_defaults() -> None:
+    from a2a_migrate.cli.common import FETCH_DEFAULTS_SHOWN, ByteSize
+
+    limits = fetch.FetchLimits()
+    assert float(FETCH_DEFAULTS_SHOWN["fetch_timeout"]) == limits.timeout
+    assert ByteSize().convert(FETCH_DEFAULTS_SHOWN["max_fetch_size"], None, None) == limits.max_bytes
+    assert int(FETCH_DEFAULTS_SHOWN["workers"]) == fetch.WORKERS
+    shown = " ".join(invoke("validate", "--help").stdout.split())
+    assert f"fetched {fetch.WORKERS} at a time" in shown and "[default: (10); x>=0.01]" in shown
+    assert "[default: (1MiB)]" in shown
 
 
 # -- the other commands ---------------------------------------------------------------------

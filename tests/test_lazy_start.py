@@ -21,7 +21,7 @@ WORK = ("a2a_migrate.transforms", "a2a_migrate.signing", "a2a_migrate.hybrid", "
         "a2a_migrate.api", "a2a_migrate.engine", "a2a_migrate.batch", "a2a_migrate.jsontext",
         "a2a_migrate.yamltext", "a2a_migrate.validation", "a2a_migrate.chain", "a2a_migrate.recipes",
         "a2a_migrate.edit", "a2a_migrate.plans", "a2a_migrate.applying", "ruamel", "jsonpatch", "joserfc",
-        "httpx", "httpcore", "socket")
+        "a2a_migrate.fetch", "httpx", "httpcore", "socket")
 
 RUN = """
 import json, runpy, sys
@@ -63,4 +63,4 @@ def test_a_one_card_upgrade_imports_no_signing_hybrid_recipes_or_review(tmp_path
     assert "a2a_migrate.transforms" in modules  # it did migrate
     assert unneeded(modules, ("a2a_migrate.signing", "a2a_migrate.hybrid", "a2a_migrate.plans", "a2a_migrate.applying",
                               "a2a_migrate.recipes", "a2a_migrate.yamltext", "ruamel", "joserfc",
-                              "httpx", "socket")) == []  # issue 12: no network code unless a URL is given
+                              "a2a_migrate.fetch", "httpx", "socket")) == []  # issue 12: no network code unless a URL is given

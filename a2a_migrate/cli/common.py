@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from a2a_migrate import discover, fetch, io
+from a2a_migrate import discover, io
 from a2a_migrate.context import SEVERITIES, Note, Severity
 
 if TYPE_CHECKING:
+    from a2a_migrate import fetch
     from a2a_migrate.batch import Outcome
 
 #: Exit codes: 0 success; 1 ``--check`` found work, a card is invalid or unverified; 2 usage error;
@@ -70,7 +71,7 @@ def input_options(what: str) -> Callable[[F], F]:
             click.option("--urls", "url_list", type=click.Path(dir_okay=False, allow_dash=True), metavar="FILE",
                          is_eager=True, expose_value=False, callback=_read_url_list,
                          help=f"Also {what} the cards at the URLs in FILE, one per line (# comments), fetched "
-                              f"{fetch.WORKERS} at a time."),
+                              f"{FETCH_DEFAULTS_SHOWN['workers']} at a time."),
             fetch_options,
         ]
         for decorator in reversed(decorators):
@@ -82,6 +83,9 @@ def input_options(what: str) -> Callable[[F], F]:
 # -- URL sources (issue 12) ----------------------------------------------------------------------
 
 _FETCH = "a2a_migrate.fetch"  # where the fetch options wait in ctx.meta until a URL is fetched
+#: What --help says of the fetcher's defaults (a2a_migrate.fetch is imported only to fetch; a test
+#: holds these to FetchLimits and WORKERS).
+FETCH_DEFAULTS_SHOWN = {"fetch_timeout": "10", "max_fetch_size": "1MiB", "workers": "8"}
 
 
 def fetch_options(command: F) -> F:
@@ -97,11 +101,11 @@ def fetch_options(command: F) -> F:
         click.option("--allow-private", is_flag=True, expose_value=False, callback=_remember,
                      help="Fetch from loopback, private, link-local and multicast addresses too (refused by default, "
                           "redirects included)."),
-        click.option("--fetch-timeout", type=click.FloatRange(min=0.01), default=fetch.TIMEOUT, show_default=True,
-                     metavar="SECONDS", expose_value=False, callback=_remember,
+        click.option("--fetch-timeout", type=click.FloatRange(min=0.01), default=None, metavar="SECONDS",
+                     show_default=FETCH_DEFAULTS_SHOWN["fetch_timeout"], expose_value=False, callback=_remember,
                      help="Time limit for fetching one URL, all of it (connecting, redirects, the body)."),
-        click.option("--max-fetch-size", type=ByteSize(), default=fetch.MAX_BYTES, show_default="1MiB", metavar="SIZE",
-                     expose_value=False, callback=_remember, help="Refuse a fetched card larger than this."),
+        click.option("--max-fetch-size", type=ByteSize(), default=None, show_default=FETCH_DEFAULTS_SHOWN["max_fetch_size"],
+                     metavar="SIZE", expose_value=False, callback=_remember, help="Refuse a fetched card larger than this."),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -159,17 +163,23 @@ def _urls_once(paths: Sequence[str]) -> tuple[str, ...]:
 
 
 def fetch_limits() -> fetch.FetchLimits:
-    """The limits the fetch options of the running command set (defaults outside a command)."""
+    """The limits the fetch options of the running command set (the library's defaults where not given)."""
+    from a2a_migrate.fetch import FetchLimits
+
     context = click.get_current_context(silent=True)
     given = context.meta.get(_FETCH, {}) if context is not None else {}
-    return fetch.FetchLimits(timeout=given.get("fetch_timeout", fetch.TIMEOUT),
-                             max_bytes=given.get("max_fetch_size", fetch.MAX_BYTES),
-                             allow_http=given.get("allow_http", False), allow_private=given.get("allow_private", False))
+    chosen = {"timeout": given.get("fetch_timeout"), "max_bytes": given.get("max_fetch_size"),
+              "allow_http": given.get("allow_http"), "allow_private": given.get("allow_private")}
+    return FetchLimits(**{name: value for name, value in chosen.items() if value is not None})
 
 
 def fetch_all(urls: Sequence[str]) -> Iterator[tuple[str, fetch.Fetched | fetch.FetchError]]:
     """Each URL's answer (or error), in order, fetched concurrently within :func:`fetch_limits`."""
-    return fetch.fetch_cards(urls, fetch_limits()) if urls else iter(())
+    if not urls:
+        return iter(())
+    from a2a_migrate.fetch import fetch_cards
+
+    return fetch_cards(urls, fetch_limits())
 
 
 def refuse_shared_stdout(paths: Sequence[str], hint: str) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import click
 
-from a2a_migrate import __version__, discover, fetch, io
+from a2a_migrate import __version__, discover, io
 from a2a_migrate.cli import transforms as cli_transforms
 from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, echo_diff, echo_error, fetch_all,
                                     input_options, is_stdout, least_failing, no_cards_found, paths_argument,
@@ -253,7 +253,9 @@ def _clashes(targets: list[tuple[str, Path]]) -> dict[str, str]:
 def _url_target(url: str, output_dir: Path) -> Path:
     """Where ``-o DIR`` puts the card fetched from ``url``: ``DIR/HOST[_PORT][_PATH].agent-card.json``
     (:func:`a2a_migrate.fetch.output_name`); a YAML card's name ends in ``.yaml`` instead."""
-    return output_dir / fetch.output_name(url)
+    from a2a_migrate.fetch import output_name
+
+    return output_dir / output_name(url)
 
 
 def _in_order(results: Iterator[Outcome], order: list[str], stdin: Outcome | None,

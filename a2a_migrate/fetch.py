@@ -19,6 +19,7 @@ used: a proxy would make the connection, and its address is not the card's.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -108,7 +109,7 @@ def fetch(url: str, limits: FetchLimits = FetchLimits(), network: Network | None
     import httpx
 
     backend = _Backend(network or Network(), limits, 0.0)
-    transport = _Transport(backend)
+    transport = _transport(backend)
     # The time limit starts now: building the client is this machine's time, not the server's.
     deadline = backend.deadline = time.monotonic() + limits.timeout
     with httpx.Client(transport=transport, trust_env=False, follow_redirects=False,
@@ -381,70 +382,78 @@ def _within(timeout: float | None, deadline: float) -> float:
 
 def _stream(inner: httpcore.NetworkStream, deadline: float) -> httpcore.NetworkStream:
     """``inner`` whose every read and write (and TLS handshake) ends by ``deadline``."""
+    deadline_stream, _ = _classes()
+    return deadline_stream(inner, deadline)
+
+
+def _transport(backend: _Backend) -> Any:
+    """An httpx transport over an httpcore pool with ``backend``: no proxy, checked addresses."""
+    _, transport = _classes()
+    return transport(backend)
+
+
+@functools.lru_cache(maxsize=1)
+def _classes() -> tuple[Any, Any]:
+    """The stream and transport classes, made once httpx is imported (only when a URL is fetched).
+
+    httpx's own transport builds its pool without a way to pass a network
+    backend, so the transport here is the few lines of it that are needed, on
+    public API.
+    """
     import httpcore
+    import httpx
 
     class DeadlineStream(httpcore.NetworkStream):
+        def __init__(self, inner: httpcore.NetworkStream, deadline: float) -> None:
+            self.inner, self.deadline = inner, deadline
+
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            return inner.read(max_bytes, _within(timeout, deadline))
+            return self.inner.read(max_bytes, _within(timeout, self.deadline))
 
         def write(self, buffer: bytes, timeout: float | None = None) -> None:
-            inner.write(buffer, _within(timeout, deadline))
+            self.inner.write(buffer, _within(timeout, self.deadline))
 
         def close(self) -> None:
-            inner.close()
+            self.inner.close()
 
         def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
                       timeout: float | None = None) -> httpcore.NetworkStream:
-            return _stream(inner.start_tls(ssl_context, server_hostname, _within(timeout, deadline)), deadline)
+            tls = self.inner.start_tls(ssl_context, server_hostname, _within(timeout, self.deadline))
+            return DeadlineStream(tls, self.deadline)
 
         def get_extra_info(self, info: str) -> Any:
-            return inner.get_extra_info(info)
+            return self.inner.get_extra_info(info)
 
-    return DeadlineStream()
+    class Body(httpx.SyncByteStream):
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
 
+        def __iter__(self) -> Iterator[bytes]:
+            with _as_httpx_errors():
+                yield from self.inner
 
-class _Transport:
-    """An httpx transport over an httpcore pool with :class:`_Backend`: no proxy, checked addresses.
+        def close(self) -> None:
+            self.inner.close()
 
-    httpx's own transport builds its pool without a way to pass a network
-    backend, so this is the few lines of it that are needed, on public API.
-    """
+    class Transport(httpx.BaseTransport):
+        def __init__(self, backend: _Backend) -> None:
+            # _Backend has the methods of httpcore.NetworkBackend that a pool calls, not its base class
+            self.pool = httpcore.ConnectionPool(ssl_context=_ssl_context(), network_backend=backend)  # type: ignore[arg-type]
 
-    def __new__(cls, backend: _Backend) -> Any:
-        import httpcore
-        import httpx
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            url = httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port,
+                               target=request.url.raw_path)
+            core = httpcore.Request(request.method, url, headers=request.headers.raw, content=request.stream,
+                                    extensions=request.extensions)
+            with _as_httpx_errors():
+                answer = self.pool.handle_request(core)
+            return httpx.Response(answer.status, headers=answer.headers, stream=Body(answer.stream),
+                                  extensions=answer.extensions)
 
-        class Stream(httpx.SyncByteStream):
-            def __init__(self, inner: Any) -> None:
-                self.inner = inner
+        def close(self) -> None:
+            self.pool.close()
 
-            def __iter__(self) -> Iterator[bytes]:
-                with _mapped():
-                    yield from self.inner
-
-            def close(self) -> None:
-                self.inner.close()
-
-        class Transport(httpx.BaseTransport):
-            def __init__(self) -> None:
-                self.pool = httpcore.ConnectionPool(ssl_context=_ssl_context(), network_backend=backend)  # type: ignore[arg-type]
-
-            def handle_request(self, request: httpx.Request) -> httpx.Response:
-                core = httpcore.Request(request.method, httpcore.URL(scheme=request.url.raw_scheme,
-                                                                     host=request.url.raw_host,
-                                                                     port=request.url.port,
-                                                                     target=request.url.raw_path),
-                                        headers=request.headers.raw, content=request.stream,
-                                        extensions=request.extensions)
-                with _mapped():
-                    answer = self.pool.handle_request(core)
-                return httpx.Response(answer.status, headers=answer.headers, stream=Stream(answer.stream),
-                                      extensions=answer.extensions)
-
-            def close(self) -> None:
-                self.pool.close()
-
-        return Transport()
+    return DeadlineStream, Transport
 
 
 @functools.lru_cache(maxsize=1)
@@ -455,20 +464,15 @@ def _ssl_context() -> Any:
     return httpx.create_ssl_context(trust_env=False)
 
 
-class _mapped:
-    """Turn httpcore's errors into httpx's, as httpx's own transport does; a :class:`FetchError` passes."""
+@contextlib.contextmanager
+def _as_httpx_errors() -> Iterator[None]:
+    """httpcore's errors as httpx's, as httpx's own transport maps them (a :class:`FetchError` passes)."""
+    import httpcore
+    import httpx
 
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> None:
-        import httpcore
-        import httpx
-
-        if error is None or isinstance(error, FetchError) or not isinstance(error, httpcore.TimeoutException
-                                                                              | httpcore.NetworkError
-                                                                              | httpcore.ProtocolError
-                                                                              | httpcore.UnsupportedProtocol):
-            return
-        mapped = httpx.TimeoutException if isinstance(error, httpcore.TimeoutException) else httpx.TransportError
-        raise mapped(str(error)) from error
+    try:
+        yield
+    except httpcore.TimeoutException as error:
+        raise httpx.TimeoutException(str(error)) from error
+    except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol) as error:
+        raise httpx.TransportError(str(error)) from error

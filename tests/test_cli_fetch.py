@@ -65,6 +65,20 @@ def test_upgrade_o_writes_a_fetched_card_under_a_name_from_the_host(server: Loca
         (GOLDEN / "capabilities-missing.1.0.json").read_text()
 
 
+def test_files_and_urls_together_keep_their_order(server: LocalServer, tmp_path: Path) -> None:
+    """Worker processes for the files, threads for the URLs: the outcomes still come in argument order."""
+    cards = tmp_path / "cards"
+    for name in ("a", "b", "c"):
+        (cards / name).mkdir(parents=True)
+        (cards / name / "agent-card.json").write_bytes((GOLDEN / "capabilities-missing.0.3.json").read_bytes())
+    url = serve(server, "/agent-card.json", GOLDEN / "default-modes-missing.0.3.json")
+    report = tmp_path / "report.json"
+    result = invoke("upgrade", *LOCAL, "-j", "2", "--check", "--report", report, cards / "a", url, cards / "b", cards / "c")
+    assert result.exit_code == 1, result.output
+    assert [card["path"] for card in json.loads(report.read_text())["cards"]] == [
+        str(cards / "a" / "agent-card.json"), url, str(cards / "b" / "agent-card.json"), str(cards / "c" / "agent-card.json")]
+
+
 def test_a_fetched_yaml_card_keeps_its_comments_and_is_written_as_yaml(server: LocalServer, tmp_path: Path) -> None:
     url = serve(server, "/agent-card.yaml", GOLDEN / "yaml-comments.0.3.yaml")
     result = invoke("upgrade", *LOCAL, "-o", tmp_path, url)

@@ -5,6 +5,7 @@ Data goes to stdout, messages to stderr; exit codes are in :mod:`a2a_migrate.cli
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections import Counter
@@ -216,8 +217,11 @@ def execute(run: Run) -> int:
         order = [name for name in order if name not in clashes]
     stdin = _migrate_stdin(job, run) if "-" in order else None
     tally.progress = Progress.for_terminal(len(files) + len(urls), sys.stderr, run.verbosity < 0)
+    results = run_batch(files, job, run.jobs, roots)
+    if files and urls:
+        results = _begun(results)
     fetched = _migrate_urls(urls, job, run, tally)
-    for outcome in _in_order(run_batch(files, job, run.jobs, roots), order, stdin, fetched):
+    for outcome in _in_order(results, order, stdin, fetched):
         tally.add(outcome)
     tally.progress.clear()
     return tally.finish()
@@ -256,6 +260,13 @@ def _url_target(url: str, output_dir: Path) -> Path:
     from a2a_migrate.fetch import output_name
 
     return output_dir / output_name(url)
+
+
+def _begun(results: Iterator[Outcome]) -> Iterator[Outcome]:
+    """The batch started now, so that its worker processes are forked before the fetching threads
+    run: a child forked while another thread holds a lock (of OpenSSL, say) could wait on it forever."""
+    first = next(results, None)
+    return results if first is None else itertools.chain([first], results)
 
 
 def _in_order(results: Iterator[Outcome], order: list[str], stdin: Outcome | None,

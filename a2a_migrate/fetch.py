@@ -1,12 +1,12 @@
 """Fetching cards (and JWK Sets) over HTTP(S), within limits: the only module that opens a connection.
 
 Nothing here runs, nor is this module (or httpx) imported, unless a URL is
-given (or a jku is to be fetched). Every fetch
-is bounded: one time limit for the whole fetch of a URL (connecting, every
-redirect, every read), a size cap on the body (read as a stream, so a larger
-answer is never held), a number of redirects, HTTPS only unless plain HTTP is
-allowed, and no connection to a loopback, private, link-local, multicast,
-unspecified or reserved address unless private addresses are allowed.
+given (or a jku is to be fetched). Every fetch is bounded: one time limit for
+the whole fetch of a URL (resolving names, connecting, every redirect, every
+read), a size cap on the body (read as a stream, so a larger answer is never
+held), a number of redirects, HTTPS only unless plain HTTP is allowed, and no
+connection to a loopback, private, link-local, multicast, unspecified or
+reserved address unless private addresses are allowed.
 
 What is guaranteed about addresses: each hop's host is resolved here, every
 address it resolves to is checked (one refused address refuses the host), and
@@ -359,7 +359,7 @@ class _Backend:
         import httpcore
 
         try:
-            addresses = checked_addresses(host, port, self.limits, self.network.resolve)
+            addresses = checked_addresses(host, port, self.limits, self._resolve)
         except FetchError as error:  # _get names the URL
             raise _Unreached(str(error)) from None
         failures: list[str] = []
@@ -369,6 +369,33 @@ class _Backend:
             except httpcore.ConnectError as error:
                 failures.append(str(error) or type(error).__name__)
         raise httpcore.ConnectError(f"cannot connect to {host}: {'; '.join(dict.fromkeys(failures))}")
+
+    def _resolve(self, host: str, port: int) -> Sequence[str]:
+        """The resolver's answer by the deadline: getaddrinfo has no time limit of its own.
+
+        It runs in a daemon thread; one that never answers is left behind
+        (it ends with the process) rather than holding the fetch past its limit.
+        """
+        import threading
+
+        import httpcore
+
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["addresses"] = self.network.resolve(host, port)
+            except BaseException as error:  # handed to the fetching thread
+                box["error"] = error
+
+        worker = threading.Thread(target=run, name="a2a-migrate-resolve", daemon=True)
+        worker.start()
+        worker.join(max(0.0, self.deadline - time.monotonic()))
+        if worker.is_alive():
+            raise httpcore.ConnectTimeout(f"{host} not resolved within the time limit")
+        if "error" in box:
+            raise box["error"]
+        return box["addresses"]
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)

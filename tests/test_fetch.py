@@ -132,6 +132,16 @@ def test_the_time_limit_covers_the_whole_fetch(server: LocalServer, route: str) 
     assert str(raised.value) == f"{server.url('/x')}: no complete answer within 0.3 s (--fetch-timeout)"
 
 
+def test_the_time_limit_covers_resolving_the_name(server: LocalServer) -> None:
+    def hanging(host: str, port: int) -> list[str]:
+        server.stop.wait(10)  # a resolver that does not answer (ends with the test)
+        return [PUBLIC]
+
+    with pytest.raises(FetchError) as raised:
+        fetch.fetch("https://slow-dns.test/card.json", FetchLimits(timeout=0.3), Network(hanging, nowhere().connect))
+    assert str(raised.value) == "https://slow-dns.test/card.json: no complete answer within 0.3 s (--fetch-timeout)"
+
+
 def test_a_body_that_is_no_json_is_the_card_parser_s_business(server: LocalServer) -> None:
     server.routes["/page"] = text(b"<html>hello</html>", "text/html")
     answer = fetch.fetch(server.url("/page"), LOCAL)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from a2a_migrate.recipes import Recipe
     from a2a_migrate.semantic_diff import Difference
     from a2a_migrate.signing import Check
+    from a2a_migrate.signing_choices import SignedForm
     from a2a_migrate.validation import Finding
 
 
@@ -326,29 +327,33 @@ def validate(card: Mapping[str, Any], version: str | None = None, /, *, lint: bo
 
 
 def sign(card: Mapping[str, Any], key_file: str | os.PathLike[str], /, *, kid: str | None = None,
-         alg: str | None = None, jku: str | None = None, replace: bool = False) -> dict[str, Any]:
+         alg: str | None = None, jku: str | None = None, replace: bool = False,
+         signed_form: SignedForm = "spec") -> dict[str, Any]:
     """A signed copy of ``card`` (spec 8.4): a detached JWS over its RFC 8785 form, added to ``signatures``.
 
     ``key_file`` holds the private key (PEM or JWK). A signature of the same
-    ``kid`` is replaced; ``replace`` removes every existing one. Raises
+    ``kid`` is replaced; ``replace`` removes every existing one.
+    ``signed_form="sdk"`` signs the form the official a2a-sdk's verifier
+    canonicalizes instead of the card as published (see the README). Raises
     :class:`~a2a_migrate.signing.SigningError` for an unusable key (the
     ``sign`` extra must be installed).
     """
     from a2a_migrate import signing
 
     signed: dict[str, Any] = to_plain(_card(card))
-    request = signing.signing_request(os.fspath(key_file), kid, alg, jku)
+    request = signing.signing_request(os.fspath(key_file), kid, alg, jku, signed_form)
     signing.add_signature(signed, signing.sign(signed, request), replace=replace)
     return signed
 
 
 def verify(card: Mapping[str, Any], key_files: Sequence[str | os.PathLike[str]] = (), /, *,
-           fetch_jku: bool = False) -> list[Check]:
+           fetch_jku: bool = False, signed_form: SignedForm = "spec") -> list[Check]:
     """Check every signature of ``card`` against the keys in ``key_files`` (PEM, JWK or JWK Set), and with
     ``fetch_jku`` the JWK Set at each signature's ``jku``. One :class:`~a2a_migrate.signing.Check` per signature;
-    an empty list when the card has none."""
+    an empty list when the card has none. ``signed_form="sdk"`` checks what the official a2a-sdk's verifier
+    checks instead of the card as published."""
     from a2a_migrate import signing
 
     keys = [key for path in key_files for key in signing.load_keys(signing.read_key_file(os.fspath(path)),
                                                                     os.fspath(path))]
-    return signing.verify(to_plain(_card(card)), keys, signing.key_fetcher() if fetch_jku else None)
+    return signing.verify(to_plain(_card(card)), keys, signing.key_fetcher() if fetch_jku else None, signed_form)

@@ -9,6 +9,7 @@ SDK's private helpers, so a change in the SDK shows up as a failing test.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +231,98 @@ def test_the_python_api_signs_and_verifies_in_the_sdk_form(tmp_path: Path) -> No
     assert sdk_accepts(card)
     assert [check.valid for check in verify(card, [public], signed_form="sdk")] == [True]
     assert [check.reason for check in verify(card, [public])] == [OTHER_FORM]
+
+
+# -- the command line ------------------------------------------------------------------------
+
+#: A 0.3 card whose API key has no scopes: the common ``{"apiKey": []}`` that becomes ``{"apiKey": {}}`` in 1.0.
+CARD_0_3 = {"name": "Quotes", "description": "Stock quotes", "url": "https://quotes.example.com/a2a",
+            "protocolVersion": "0.3.0", "version": "1.0.0", "preferredTransport": "JSONRPC",
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "securitySchemes": {"apiKey": {"type": "apiKey", "in": "header", "name": "X-Key"}},
+            "security": [{"apiKey": []}],
+            "skills": [{"id": "q", "name": "Quote", "description": "A quote", "tags": ["finance"]}]}
+
+
+def cli_files(tmp_path: Path, card: dict[str, Any]) -> tuple[Path, Path, Path]:
+    from test_cli_signing import keys
+
+    private, public = keys(tmp_path)
+    path = tmp_path / "agent-card.json"
+    path.write_text(json.dumps(card, indent=2))
+    return path, private, public
+
+
+def test_upgrade_signs_in_the_sdk_form_and_the_round_trip_verifies_both_ways(tmp_path: Path) -> None:
+    from test_cli_signing import invoke
+
+    path, private, public = cli_files(tmp_path, CARD_0_3)
+    result = invoke("upgrade", "-v", "--sign-key", private, "--kid", "k1", "--signed-form", "sdk", path)
+    assert result.exit_code == 0, result.output
+    assert 'signed (ES256, key "k1", a2a-sdk form)' in result.stderr
+    assert "verifiers that canonicalize the card as published (spec 8.4.1) will not accept" in result.stderr
+    card = json.loads(path.read_text())
+    assert card["securityRequirements"] == [{"schemes": {"apiKey": {}}}]
+    assert sdk_accepts(card)
+    result = invoke("verify", "--key", public, "--signed-form", "sdk", path)
+    assert (result.exit_code, result.stdout) == (0, f'{path}: /signatures/0: verified (ES256, key "k1" from '
+                                                    f'{public}, a2a-sdk form)\n')
+    result = invoke("verify", "--key", public, path)
+    assert result.exit_code == 1 and "failed [other-form]" in result.stdout
+
+
+def test_upgrade_signs_the_spec_form_by_default_which_the_sdk_refuses(tmp_path: Path) -> None:
+    from test_cli_signing import invoke
+
+    path, private, public = cli_files(tmp_path, CARD_0_3)
+    result = invoke("upgrade", "--sign-key", private, "--kid", "k1", path)
+    assert result.exit_code == 0, result.output
+    assert "verifiers built on the official a2a-sdk drop before canonicalizing" in result.stderr
+    assert not sdk_accepts(json.loads(path.read_text()))
+    assert invoke("verify", "--key", public, path).exit_code == 0
+
+
+def test_sign_and_verify_commands_take_the_form(tmp_path: Path) -> None:
+    from test_cli_signing import invoke
+
+    path, private, public = cli_files(tmp_path, DIFFERING["default-false"])
+    result = invoke("sign", "--key", private, "--kid", "k1", "--signed-form", "sdk", path)
+    assert result.exit_code == 0, result.output
+    assert sdk_accepts(json.loads(path.read_text()))
+    assert invoke("verify", "--key", public, "--signed-form", "sdk", path).exit_code == 0
+    result = invoke("verify", "--key", public, "--signed-form", "sdk", "--format", "json", path)
+    assert json.loads(result.stdout)["cards"][0]["verified"] is True
+
+
+def test_sign_refuses_a_card_without_an_sdk_form_in_one_line(tmp_path: Path) -> None:
+    from test_cli_signing import invoke
+
+    path, private, _ = cli_files(tmp_path, CARD_0_3)
+    before = path.read_text()
+    result = invoke("sign", "--key", private, "--kid", "k1", "--signed-form", "sdk", path)
+    assert result.exit_code == 123
+    (line,) = [line for line in result.stderr.splitlines() if str(path) in line]
+    assert line.startswith(f"{path}") and "no a2a-sdk form: it is no 1.0 card (its shape is 0.3)" in line
+    assert "Traceback" not in result.output and path.read_text() == before
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["downgrade"], "--signed-form sdk signs 1.0 cards, and this run writes 0.3 cards"),
+    (["upgrade", "--hybrid"], "--signed-form sdk signs 1.0 cards, and this run writes hybrid cards"),
+])
+def test_a_migration_that_writes_no_1_0_card_cannot_sign_the_sdk_form(tmp_path: Path, args: list[str],
+                                                                       words: str) -> None:
+    from test_cli_signing import invoke
+
+    path, private, _ = cli_files(tmp_path, DIFFERING["apiKey-requirement"])
+    result = invoke(*args, "--sign-key", private, "--kid", "k1", "--signed-form", "sdk", path)
+    assert result.exit_code == 2 and result.stderr == f"Error: {words}: the a2a-sdk reads those through a 0.3 " \
+                                                      "mapping that is not modelled\n"
+
+
+def test_signed_form_needs_a_signing_key(tmp_path: Path) -> None:
+    from test_cli_signing import invoke
+
+    path, _, _ = cli_files(tmp_path, CARD_0_3)
+    result = invoke("upgrade", "--signed-form", "sdk", path)
+    assert (result.exit_code, result.stderr) == (2, "Error: --signed-form only make sense with --sign-key\n")

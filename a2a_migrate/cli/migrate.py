@@ -20,7 +20,7 @@ from a2a_migrate.cli import transforms as cli_transforms
 from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, echo_diff, echo_error, input_options,
                                     is_stdout, least_failing, no_cards_found, print_messages, protocol_version,
                                     summary_line, verbosity)
-from a2a_migrate.cli.signing import pop_signing_request, sign_options, with_signing
+from a2a_migrate.cli.signing import check_signed_form, pop_signing_request, sign_options, with_signing
 from a2a_migrate.context import Options, Severity
 from a2a_migrate.progress import Progress
 
@@ -165,6 +165,7 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
                       default_description=default_description, default_version=default_version,
                       default_url=default_url, default_provider_url=default_provider_url,
                       keep_signatures=keep_signatures, **extra)
+    check_signed_form(sign_request, "hybrid" if options.hybrid else "1.0" if direction == "up" else "0.3")
     options = with_signing(options, sign_request)  # issue 7: batch.migrate_text signs what it writes
     options = cli_transforms.checked(options)  # issue 13: a chain that cannot run is a usage error
     run = Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),

@@ -51,6 +51,8 @@ def sdk_form(plain: Mapping[str, Any]) -> dict[str, Any]:
     if rewritten:
         raise NoSdkForm(f"the a2a-sdk rewrites its 0.3 members ({some_pointers(rewritten)}) before it verifies, "
                         "which is not modelled: remove them")
+    if "skills" in plain and plain["skills"] is None:  # its reader iterates over the skills before it parses
+        raise NoSdkForm("the a2a-sdk's card reader fails on a null 'skills': remove the member")
     try:
         proto = proto_json(plain)
     except ValueError as error:

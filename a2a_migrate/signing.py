@@ -381,8 +381,12 @@ def interop_warnings(card: Mapping[str, Any], signed_form: str = SPEC_FORM) -> l
     """
     plain = signing_input(card)
     if signed_form == SDK_FORM:
-        if canonical_payload(card) == sdk_payload(card):
-            return []
+        try:
+            if canonical_payload(card) == sdk_payload(card):
+                return []
+        except SigningError as error:  # the card as published has no canonical form (a number beyond doubles)
+            return [f"{error}: verifiers that canonicalize the card as published (spec 8.4.1) cannot check "
+                    "this signature"]
         empty, unknown = _sdk_drops(plain)
         left_out = some_pointers(empty + unknown) if empty or unknown else "proto names and nulls"
         return [f"it signs the official a2a-sdk's form, which leaves out what the card as published has "

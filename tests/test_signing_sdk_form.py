@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import copy
 import json
+import random
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +148,18 @@ def test_a_respelled_member_is_warned_about_though_nothing_is_empty() -> None:
     assert "(proto names and nulls)" in sdk_warning
 
 
+def test_a_number_beyond_doubles_has_an_sdk_form_but_no_spec_form(tmp_path: Path) -> None:
+    """Protobuf holds ``params`` numbers as doubles, so the SDK signs 2**60 as a double; RFC 8785 of the
+    card as published refuses the integer."""
+    card = dict(CARD, capabilities={"extensions": [{"uri": "https://ext.example.com/v1", "params": {"n": 2 ** 60}}]})
+    ours = signed(card, request(tmp_path, "sdk"))
+    assert sdk_accepts(ours)
+    (warning,) = signing.interop_warnings(ours, "sdk")
+    assert warning.startswith("the card has no RFC 8785 canonical form") and "cannot check this signature" in warning
+    with pytest.raises(signing.SigningError, match="no RFC 8785 canonical form"):
+        signing.sign(card, request(tmp_path, "spec"))
+
+
 def test_the_migration_hook_signs_in_the_requested_form(tmp_path: Path) -> None:
     from a2a_migrate.context import Options
 
@@ -166,6 +181,7 @@ def test_the_migration_hook_signs_in_the_requested_form(tmp_path: Path) -> None:
      "no a2a-sdk form: the a2a-sdk rewrites its 0.3 members (/skills/0/security)"),
     (dict(CARD, securitySchemes={"k": {"type": "apiKey", **API_KEY["apiKey"]}}),
      "no a2a-sdk form: the a2a-sdk rewrites its 0.3 members (/securitySchemes/k/type)"),
+    (dict(CARD, skills=None), "no a2a-sdk form: the a2a-sdk's card reader fails on a null 'skills'"),
     (dict(CARD, capabilities={"streaming": "yes"}), "no a2a-sdk form: the a2a-sdk cannot read it: /capabilities/streaming:"),
     (dict(CARD, default_input_modes=["a"]), "no a2a-sdk form: the a2a-sdk cannot read it: /default_input_modes: "
                                             "'default_input_modes' and 'defaultInputModes' are the same field"),
@@ -326,3 +342,44 @@ def test_signed_form_needs_a_signing_key(tmp_path: Path) -> None:
     path, _, _ = cli_files(tmp_path, CARD_0_3)
     result = invoke("upgrade", "--signed-form", "sdk", path)
     assert (result.exit_code, result.stderr) == (2, "Error: --signed-form only make sense with --sign-key\n")
+
+
+def _containers(value: Any) -> list[Any]:
+    found = [value] if isinstance(value, (dict, list)) and value else []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return found + [c for item in items for c in _containers(item)]
+
+
+def _mutated(card: dict[str, Any], rnd: random.Random) -> dict[str, Any]:
+    """``card`` with what makes the forms differ: values emptied or nulled, proto names, members 1.0 lacks."""
+    card = copy.deepcopy(card)
+    for _ in range(rnd.randint(1, 4)):
+        place = rnd.choice(_containers(card))
+        key = rnd.choice(list(place)) if isinstance(place, dict) else rnd.randrange(len(place))
+        value, roll = place[key], rnd.random()
+        if roll < 0.4 or isinstance(place, list):
+            place[key] = type(value)() if isinstance(value, (str, list, dict)) else value
+        elif roll < 0.55:
+            place[key] = None
+        elif roll < 0.75 and isinstance(key, str):
+            place[re.sub(r"[A-Z]", lambda m: "_" + m.group(0).lower(), key)] = place.pop(key)
+        else:
+            place[f"x{rnd.randint(0, 9)}"] = rnd.choice(["", {}, [], "v", 1, {"y": ""}])
+    return card
+
+
+def test_on_mutated_cards_every_sdk_form_signature_passes_the_sdk(tmp_path: Path) -> None:
+    """A seeded sample: whatever the model signs, the SDK accepts; what it refuses is refused in one line."""
+    rnd, sdk_req = random.Random(14), request(tmp_path, "sdk")
+    outcomes: Counter[str] = Counter()
+    for _ in range(300):
+        card = _mutated(rnd.choice([CARD, *DIFFERING.values()]), rnd)
+        try:
+            ours = signed(card, sdk_req)
+        except signing.SigningError as error:
+            assert str(error).startswith("no a2a-sdk form: ") and "\n" not in str(error)
+            outcomes["refused"] += 1
+            continue
+        assert sdk_accepts(ours), json.dumps(card)
+        outcomes["accepted"] += 1
+    assert outcomes["accepted"] >= 250, outcomes  # measured: 289 accepted, 11 refused

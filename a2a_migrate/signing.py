@@ -377,21 +377,12 @@ def interop_warnings(card: Mapping[str, Any], signed_form: str = SPEC_FORM) -> l
     computes them. Otherwise a spec-form signature leaves out verifiers built on
     the official ``a2a-sdk`` (they drop empty values, defaults of fields without
     presence and members 1.0 does not define before canonicalizing), and an
-    SDK-form signature leaves out the verifiers that follow the spec.
+    SDK-form signature leaves out the verifiers that follow the spec; a card
+    with no SDK form raises :class:`SigningError` for the latter.
     """
     plain = signing_input(card)
     if signed_form == SDK_FORM:
-        try:
-            if canonical_payload(card) == sdk_payload(card):
-                return []
-        except SigningError as error:  # the card as published has no canonical form (a number beyond doubles)
-            return [f"{error}: verifiers that canonicalize the card as published (spec 8.4.1) cannot check "
-                    "this signature"]
-        empty, unknown = _sdk_drops(plain)
-        left_out = some_pointers(empty + unknown) if empty or unknown else "proto names and nulls"
-        return [f"it signs the official a2a-sdk's form, which leaves out what the card as published has "
-                f"({left_out}): verifiers that canonicalize the card as published (spec 8.4.1) will not accept "
-                "this signature"]
+        return _sdk_form_warnings(card, plain)
     try:
         differs = canonical_payload(card) != sdk_payload(card)
     except SigningError:
@@ -409,6 +400,22 @@ def interop_warnings(card: Mapping[str, Any], signed_form: str = SPEC_FORM) -> l
                      "this signature")
     return found if found or not differs else ["it spells members as the official a2a-sdk does not (proto names, nulls): verifiers built "
                      "on it canonicalize other bytes and will not accept this signature"]
+
+
+def _sdk_form_warnings(card: Mapping[str, Any], plain: Mapping[str, Any]) -> list[str]:
+    """Why verifiers that follow the spec will not accept an SDK-form signature of ``card``."""
+    sdk = sdk_payload(card)  # a SigningError for a card with no SDK form, as signing it raises
+    try:
+        if canonical_payload(card) == sdk:
+            return []
+    except SigningError as error:  # the card as published has no canonical form (a number beyond doubles)
+        return [f"{error}: verifiers that canonicalize the card as published (spec 8.4.1) cannot check "
+                "this signature"]
+    empty, unknown = _sdk_drops(plain)
+    left_out = some_pointers(empty + unknown) if empty or unknown else "proto names and nulls"
+    return [f"it signs the official a2a-sdk's form, which leaves out what the card as published has "
+            f"({left_out}): verifiers that canonicalize the card as published (spec 8.4.1) will not accept "
+            "this signature"]
 
 
 def _sdk_drops(plain: Mapping[str, Any]) -> tuple[list[str], list[str]]:

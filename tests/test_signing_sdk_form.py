@@ -383,3 +383,26 @@ def test_on_mutated_cards_every_sdk_form_signature_passes_the_sdk(tmp_path: Path
         assert sdk_accepts(ours), json.dumps(card)
         outcomes["accepted"] += 1
     assert outcomes["accepted"] >= 250, outcomes  # measured: 289 accepted, 11 refused
+
+
+def test_the_sdks_card_resolver_accepts_the_card_it_fetches_signed_in_the_sdk_form(tmp_path: Path) -> None:
+    """The whole client path: ``A2ACardResolver.get_agent_card`` with the SDK's verifier, served from memory."""
+    import asyncio
+
+    import httpx
+    from a2a.client.card_resolver import A2ACardResolver
+
+    verifier = sdk.create_signature_verifier(lambda kid, jku: public_pem(private_key("P-256")), ["ES256"])
+
+    def fetch(card: dict[str, Any]) -> Any:
+        async def run() -> Any:
+            transport = httpx.MockTransport(lambda request: httpx.Response(200, json=card))
+            async with httpx.AsyncClient(transport=transport) as client:
+                resolver = A2ACardResolver(client, "https://agent.example.com")
+                return await resolver.get_agent_card(signature_verifier=verifier)
+        return asyncio.run(run())
+
+    card = DIFFERING["apiKey-requirement"]
+    assert fetch(signed(card, request(tmp_path, "sdk"))).name == card["name"]
+    with pytest.raises(sdk.InvalidSignaturesError):
+        fetch(signed(card, request(tmp_path, "spec")))

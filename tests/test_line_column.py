@@ -198,3 +198,137 @@ def test_every_yaml_place_of_the_corpus_starts_its_key(path: Path) -> None:
         if member:
             line, column = locator.place(where)
             assert text.splitlines()[line - 1][column - 1:].lstrip("\"'").startswith(str(expected)), where
+
+
+# -- the outputs: human lines, reports, validate JSON, SARIF regions, GitHub annotations ---------------
+
+LOSSY_YAML = (
+    "# the weather agent\n"
+    "name: Weather\n"
+    "description: Forecasts\n"
+    "version: '1.0'\n"
+    "url: https://weather.example.com/a2a\n"
+    "capabilities: {streaming: true, stateTransitionHistory: true}\n"
+    "skills:\n"
+    "  - id: forecast\n"
+    "    name: Forecast\n"
+    "    description: Tomorrow's weather\n"
+    "    tags: [weather]\n"
+    "    x-internal: yes\n"
+)
+LOSSY_JSON = json.dumps(io.parse(LOSSY_YAML, "c.yaml").original, indent=2) + "\n"
+
+
+def invoke(*args: Any, stdin: str | None = None) -> Any:
+    from click.testing import CliRunner
+
+    from a2a_migrate import cli
+
+    return CliRunner().invoke(cli.main, [str(arg) for arg in args], input=stdin)
+
+
+@pytest.mark.parametrize(("name", "text", "history", "vendor"), [
+    ("agent-card.yaml", LOSSY_YAML, "6:33", "12:5"),  # in a flow-style mapping; in a skill
+    ("agent-card.json", LOSSY_JSON, "8:5", "18:7"),
+])
+def test_note_lines_name_path_line_and_column(tmp_path: Path, name: str, text: str, history: str, vendor: str) -> None:
+    card = tmp_path / name
+    card.write_text(text, "utf-8")
+    lines = invoke("upgrade", "--check", card).stderr.splitlines()
+    assert f"{card}:{history}: lossy: [state_transition_history] /capabilities/stateTransitionHistory: " \
+           "stateTransitionHistory true dropped: 1.0 removed it (it had no API) and cannot declare it" in lines
+    assert any(line.startswith(f"{card}:{vendor}: warning: [vendor_members] /skills/0/x-internal: ") for line in lines)
+    # assumed notes name what the migration added: the input's nearest place, the top-level mapping
+    root = "2:1" if name.endswith(".yaml") else "1:1"
+    assert any(line.startswith(f"{card}:{root}: assumed: [media_types] /defaultInputModes: ") for line in lines)
+
+
+def test_stdin_lines_are_dash_line_column() -> None:
+    result = invoke("upgrade", "--check", "-", stdin=LOSSY_JSON)
+    assert "-:8:5: lossy: [state_transition_history] /capabilities/stateTransitionHistory: " in result.stderr
+
+
+def test_report_notes_carry_line_and_column(tmp_path: Path) -> None:
+    card = tmp_path / "agent-card.yaml"
+    card.write_text(LOSSY_YAML, "utf-8")
+    report = json.loads(invoke("upgrade", "--check", "-q", "--report", "-", card).stdout)
+    notes = report["cards"][0]["notes"]
+    assert notes and all(isinstance(note["line"], int) and isinstance(note["column"], int) for note in notes)
+    history = next(note for note in notes if note["transform"] == "state_transition_history")
+    assert (history["line"], history["column"]) == (6, 33)
+
+
+def invalid_yaml(tmp_path: Path) -> Path:
+    card = tmp_path / "bad card.yaml"
+    card.write_text("name: Weather\n"
+                    "description: Forecasts\n"
+                    "version: '1.0'\n"
+                    "supportedInterfaces:\n"
+                    "  - url: http://weather.example.com/a2a\n"
+                    "    protocolBinding: JSONRPC\n"
+                    "capabilities: {}\n"
+                    "defaultInputModes: [text/plain]\n"
+                    "defaultOutputModes: [text/plain]\n"
+                    "skills:\n"
+                    "  - {id: '', name: F, description: D, tags: [w]}\n", "utf-8")
+    return card
+
+
+def test_validate_text_and_json_findings_have_places(tmp_path: Path) -> None:
+    card = invalid_yaml(tmp_path)
+    text = invoke("validate", card).stdout.splitlines()
+    document = json.loads(invoke("validate", "--format", "json", card).stdout)
+    findings = document["cards"][0]["findings"]
+    assert findings and len(text) == len(findings)
+    for line, finding in zip(text, findings):
+        assert line.startswith(f"{card}:{finding['line']}:{finding['column']}: {finding['severity']}: ")
+    places = {finding["pointer"]: (finding["line"], finding["column"]) for finding in findings}
+    assert places["/skills/0/id"] == (11, 6)  # in a flow-style mapping
+    assert places["/supportedInterfaces/0/url"] == (5, 5)
+
+
+def test_sarif_regions_are_schema_valid(tmp_path: Path) -> None:
+    from jsonschema import Draft4Validator
+
+    card = invalid_yaml(tmp_path)
+    findings = json.loads(invoke("validate", "--format", "json", card).stdout)["cards"][0]["findings"]
+    log = json.loads(invoke("validate", "--format", "sarif", card).stdout)
+    schema = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text("utf-8"))
+    assert not list(Draft4Validator(schema).iter_errors(log))
+    regions = [result["locations"][0]["physicalLocation"]["region"] for result in log["runs"][0]["results"]]
+    assert regions == [{"startLine": f["line"], "startColumn": f["column"]} for f in findings]
+    assert log["runs"][0]["columnKind"] == "unicodeCodePoints"
+
+
+def test_sarif_of_stdin_has_no_region() -> None:
+    """A region belongs to a file: a card read from stdin has none (its pointer still says where)."""
+    log = json.loads(invoke("validate", "--format", "sarif", "-", stdin=json.dumps({"name": "x"})).stdout)
+    results = log["runs"][0]["results"]
+    assert results and all("physicalLocation" not in location for r in results for location in r["locations"])
+
+
+def test_github_annotations_carry_line_and_col(tmp_path: Path) -> None:
+    card = invalid_yaml(tmp_path)
+    lines = invoke("validate", "--format", "github", card).stdout.splitlines()
+    assert "::error file=bad card.yaml,line=11,col=6,title=" in "\n".join(lines).replace(str(tmp_path) + "/", "")
+    copied = tmp_path / "agent-card.yaml"
+    copied.write_text(LOSSY_YAML, "utf-8")
+    check = invoke("upgrade", "--check", "--format", "github", copied).stdout.splitlines()
+    assert any(line.startswith(f"::warning file={copied},line=6,col=33,title=[state_transition_history] ")
+               for line in check)
+    stdin = invoke("validate", "--format", "github", "-", stdin=json.dumps({"name": "x"})).stdout
+    assert stdin and "line=" not in stdin  # GitHub places a line only in a file
+
+
+def test_what_a_run_locates_follows_what_it_shows() -> None:
+    from a2a_migrate.cli.migrate import Run, located_severities
+
+    def run(verbosity: int, report: bool = False, output_format: str = "text") -> Run:
+        return Run("up", [], None, True, False, False, Path("r.json") if report else None, None,
+                   Job("up").options, [], [], 1, verbosity, output_format=output_format)
+
+    assert located_severities(run(-1), batch=False) == ("error",)  # -q: errors only
+    assert located_severities(run(0), batch=False) == ("assumed", "warning", "lossy", "error")
+    assert located_severities(run(0), batch=True) == ("warning", "lossy", "error")  # one line per card
+    assert located_severities(run(1), batch=True) == ("info", "assumed", "warning", "lossy", "error")
+    assert located_severities(run(-1, report=True), batch=True) == ("info", "assumed", "warning", "lossy", "error")

@@ -206,7 +206,8 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
             raise SigningUsageError(str(error)) from None
         verified = any(check.valid for check in checks)
         unverified += not verified
-        cards.append({"path": name, "verified": verified, "signatures": [check.as_dict() for check in checks]})
+        entries = _located_checks(loaded.document, checks)
+        cards.append({"path": name, "verified": verified, "signatures": entries})
         if output_format == "text":
             _print_checks(name, card, checks)
     if output_format == "json":
@@ -218,6 +219,18 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
     empty = inputs.empty()
     click.echo(inputs.summary(f"{len(cards) - unverified} verified", f"{unverified} not verified"), err=True)
     sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_CHECK if unverified else EXIT_OK)
+
+
+def _located_checks(document: io.Document, checks: Sequence[signing.Check]) -> list[dict[str, Any]]:
+    """Each check as JSON, with the line and column of its signature (issue 14)."""
+    from a2a_migrate.locate import Locator
+
+    locator = Locator(document)
+    entries = []
+    for check in checks:
+        line, column = locator.place(check.pointer)
+        entries.append({**check.as_dict(), "line": line, "column": column})
+    return entries
 
 
 def _print_checks(name: str, card: Any, checks: Sequence[signing.Check]) -> None:

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from a2a_migrate import io, jsontext, pointer
@@ -42,8 +41,10 @@ class Locator:
         self._document = document
         self._body = document.text[1:] if document.bom else document.text
         self._line_starts: list[int] | None = None
-        self._objects: dict[int, dict[str, tuple[int, int]]] = {}  # "{" offset -> key -> (key, value) offsets
-        self._arrays: dict[int, list[int]] = {}  # "[" offset -> item offsets
+        # Each object and array on the way to a place, read only as far as a place asked for so far:
+        # "{" offset -> (key -> (key, value) offsets, the rest); "[" offset -> (item offsets, the rest).
+        self._objects: dict[int, tuple[dict[str, tuple[int, int]], Iterator[tuple[str, int, int, int]]]] = {}
+        self._arrays: dict[int, tuple[list[int], Iterator[tuple[int, int]]]] = {}
 
     def place(self, where: str) -> Place:
         """The line and column of ``where`` (a JSON pointer), or of its nearest ancestor in the input."""
@@ -64,33 +65,46 @@ class Locator:
         for token in tokens:
             found: tuple[int, int] | None = None
             if src[value] == "{":
-                found = self._members(value).get(token)
+                found = self._member(value, token)
             elif src[value] == "[" and token.isdigit():
-                items = self._items(value)
-                index = int(token)
-                found = (items[index], items[index]) if index < len(items) else None
+                found = self._item(value, int(token))
             if found is None:
                 break
             place, value = found
         return place
 
-    def _members(self, start: int) -> dict[str, tuple[int, int]]:
-        members = self._objects.get(start)
-        if members is None:
-            members = self._objects[start] = {
-                key: (key_start, value_start)
-                for key, key_start, value_start, _ in jsontext.object_members(self._body, start)}
-        return members
+    def _member(self, start: int, key: str) -> tuple[int, int] | None:
+        """Where the member ``key`` of the object at ``start`` and its value start, if it has one."""
+        entry = self._objects.get(start)
+        if entry is None:
+            entry = self._objects[start] = ({}, jsontext.object_members(self._body, start))
+        known, rest = entry
+        if key not in known:
+            for name, key_start, value_start, _ in rest:
+                known[name] = (key_start, value_start)
+                if name == key:
+                    break
+        return known.get(key)
 
-    def _items(self, start: int) -> list[int]:
-        items = self._arrays.get(start)
-        if items is None:
-            items = self._arrays[start] = [item for item, _ in jsontext.array_items(self._body, start)]
-        return items
+    def _item(self, start: int, index: int) -> tuple[int, int] | None:
+        """Where item ``index`` of the array at ``start`` starts (twice: an item's place is its value's)."""
+        entry = self._arrays.get(start)
+        if entry is None:
+            entry = self._arrays[start] = ([], jsontext.array_items(self._body, start))
+        known, rest = entry
+        if index >= len(known):
+            for item_start, _ in rest:
+                known.append(item_start)
+                if index < len(known):
+                    break
+        return (known[index], known[index]) if index < len(known) else None
 
     def _line_column(self, offset: int) -> Place:
-        if self._line_starts is None:  # once per card, and only for a card whose notes are shown
-            self._line_starts = [0, *(match.end() for match in _LINE_BREAK.finditer(self._body))]
+        body = self._body
+        if "\r" not in body:  # the common case, counted in C without a table of lines
+            return body.count("\n", 0, offset) + 1, offset - body.rfind("\n", 0, offset)
+        if self._line_starts is None:  # once per card: "\r\n" and a lone "\r" end lines too
+            self._line_starts = [0, *(match.end() for match in _LINE_BREAK.finditer(body))]
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
@@ -148,6 +162,6 @@ def located(document: io.Document, notes: Iterable[Note], severities: Iterable[s
     for note in notes:
         if note.line is None and (chosen is None or note.severity in chosen):
             line, column = locator.place(note.pointer)
-            note = replace(note, line=line, column=column)
+            note = Note(note.severity, note.transform, note.pointer, note.message, line, column)  # replace() is slow
         out.append(note)
     return out

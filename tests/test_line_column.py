@@ -332,3 +332,40 @@ def test_what_a_run_locates_follows_what_it_shows() -> None:
     assert located_severities(run(0), batch=True) == ("warning", "lossy", "error")  # one line per card
     assert located_severities(run(1), batch=True) == ("info", "assumed", "warning", "lossy", "error")
     assert located_severities(run(-1, report=True), batch=True) == ("info", "assumed", "warning", "lossy", "error")
+
+
+def test_plan_notes_carry_places_and_read_back(tmp_path: Path) -> None:
+    from a2a_migrate import plans
+
+    card = tmp_path / "agent-card.yaml"
+    card.write_text(LOSSY_YAML, "utf-8")
+    plan_file = tmp_path / "plan.json"
+    result = invoke("plan", card, "-o", plan_file)
+    assert f"{card}:6:33: lossy: [state_transition_history] " in result.stderr
+    notes = json.loads(plan_file.read_text("utf-8"))["cards"][0]["notes"]
+    assert all("line" in note and "column" in note for note in notes)
+    read = plans.read(plan_file).cards[0].notes
+    assert [(note.line, note.column) for note in read] == [(note["line"], note["column"]) for note in notes]
+
+
+def test_a_plan_note_without_a_place_reads_as_none() -> None:
+    """Plans made before issue 14 (or edited by hand) have notes without line and column."""
+    from a2a_migrate.plans import _note
+
+    note = _note({"severity": "info", "transform": "t", "pointer": "/x", "message": "m", "line": "7"}, "/cards/0/notes/0")
+    assert (note.line, note.column) == (None, None)
+
+
+def test_apply_names_the_place_of_what_the_reviewer_left_out(tmp_path: Path) -> None:
+    card = tmp_path / "agent-card.yaml"
+    card.write_text(LOSSY_YAML, "utf-8")
+    plan_file = tmp_path / "plan.json"
+    invoke("plan", card, "-o", plan_file)
+    data = json.loads(plan_file.read_text("utf-8"))
+    entry = data["cards"][0]
+    entry["patch"] = [op for op in entry["patch"] if op["path"] != "/capabilities/stateTransitionHistory"]
+    plan_file.write_text(json.dumps(data), "utf-8")
+    result = invoke("apply", plan_file)
+    assert result.exit_code == 0, result.output
+    assert f"{card}:6:33: warning: [state_transition_history] /capabilities/stateTransitionHistory: left out " \
+           "by the reviewer" in result.stderr

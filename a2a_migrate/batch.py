@@ -56,6 +56,8 @@ class Outcome:
     old_text: str = ""
     new_text: str = ""
     error: str = ""
+    #: The file the notes' line numbers count in, where ``name`` is not one (a JSONL line is ``SOURCE:LINE``).
+    source: str = ""
 
     @property
     def patch(self) -> list[dict[str, Any]]:

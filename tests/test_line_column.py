@@ -369,3 +369,21 @@ def test_apply_names_the_place_of_what_the_reviewer_left_out(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     assert f"{card}:6:33: warning: [state_transition_history] /capabilities/stateTransitionHistory: left out " \
            "by the reviewer" in result.stderr
+
+
+def test_jsonl_notes_are_placed_in_the_stream(tmp_path: Path) -> None:
+    card = json.dumps(io.parse(LOSSY_YAML, "c.yaml").original)
+    stream = tmp_path / "cards.jsonl"
+    stream.write_text(f"{card}\n\n{{nope\n{card}\n", "utf-8")
+    column = card.index('"stateTransitionHistory"') + 1
+    report = tmp_path / "report.jsonl"
+    result = invoke("upgrade", "--jsonl", "--check", "--report", report, stream)
+    assert f"{stream}:3: error: column 2: " in result.stderr  # a line that is no JSON: its line, as before
+    lines = result.stderr.splitlines()
+    for number in (1, 4):  # blank lines count: the places are the stream's
+        assert any(line.startswith(f"{stream}:{number}:{column}: lossy: [state_transition_history] ")
+                   for line in lines), lines
+    entries = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+    history = [(entry["line"], note["line"], note["column"]) for entry in entries for note in entry["notes"]
+               if note["transform"] == "state_transition_history"]
+    assert history == [(1, 1, column), (4, 4, column)]

@@ -257,9 +257,11 @@ def migrate_text(text: str, direction: Direction = "up", options: Options | None
     suffix and for messages) decides JSON or YAML, else the text does. A text
     that is not a card raises :class:`~a2a_migrate.io.CardError` (a
     ``ValueError``) naming the line and column. A refused card (``result.ok``
-    False) gives back the input text.
+    False) gives back the input text. Each note carries its ``line`` and
+    ``column`` in ``text`` (:mod:`a2a_migrate.locate`).
     """
     from a2a_migrate.io import CardError, parse
+    from a2a_migrate.locate import located
 
     if not isinstance(text, str):
         raise TypeError(f"migrate_text takes the card's text (a str), not {type(text).__name__}")
@@ -272,6 +274,7 @@ def migrate_text(text: str, direction: Direction = "up", options: Options | None
         raise CardError(f"{where}{error}") from None
     result = migrate_in_place(document.data, direction, _options(options, fields), original=document.original,
                               record=patch)
+    result.notes = located(document, result.notes)  # issue 14: the text is here, and notes are for showing
     return TextResult(document.render() if result.ok and result.changed else text, result)
 
 

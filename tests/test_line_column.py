@@ -387,3 +387,12 @@ def test_jsonl_notes_are_placed_in_the_stream(tmp_path: Path) -> None:
     history = [(entry["line"], note["line"], note["column"]) for entry in entries for note in entry["notes"]
                if note["transform"] == "state_transition_history"]
     assert history == [(1, 1, column), (4, 4, column)]
+
+
+def test_the_api_s_migrate_text_places_its_notes() -> None:
+    from a2a_migrate import migrate_text as migrate_card_text
+
+    _, result = migrate_card_text(LOSSY_YAML, "up", name="agent.yaml")
+    history = next(note for note in result.notes if note.transform == "state_transition_history")
+    assert (history.line, history.column) == (6, 33)
+    assert all(note.line is not None for note in result.notes)

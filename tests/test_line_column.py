@@ -396,3 +396,19 @@ def test_the_api_s_migrate_text_places_its_notes() -> None:
     history = next(note for note in result.notes if note.transform == "state_transition_history")
     assert (history.line, history.column) == (6, 33)
     assert all(note.line is not None for note in result.notes)
+
+
+def test_yaml_places_after_directives_a_bom_and_through_an_alias() -> None:
+    """A YAML prologue and end marker are lines of the file; an alias is placed at its anchor."""
+    text = ("\ufeff%YAML 1.2\n"
+            "--- # the card\n"
+            "name: n\n"
+            "base: &base\n"
+            "  tags: [a]\n"
+            "skills:\n"
+            "  - *base\n"
+            "...\n")
+    assert place_of(text, "card.yaml", "/name") == (3, 1)  # the BOM is no column, the prologue has its lines
+    # An alias is the anchored value itself (ruamel composes it so): placed where that value is written.
+    assert place_of(text, "card.yaml", "/skills/0") == (4, 7)
+    assert place_of(text, "card.yaml", "/skills/0/tags") == (5, 3)

@@ -111,7 +111,7 @@ class Locator:
 
 def _yaml_place(document: io.Document, tokens: Sequence[str]) -> Place:
     """The place along ``tokens`` from ruamel's positions of the collections as loaded."""
-    nodes = _yaml_nodes(document)
+    nodes: dict[tuple[Any, ...], Any] = document.yaml_styles.nodes  # io.parse keeps them for every YAML card
     node = nodes[()]
     line, column = node.lc.line, node.lc.col
     path: tuple[Any, ...] = ()
@@ -125,16 +125,6 @@ def _yaml_place(document: io.Document, tokens: Sequence[str]) -> Place:
         if node is None:  # a scalar: nothing below it
             break
     return line + 1, column + 1  # ruamel counts from 0
-
-
-def _yaml_nodes(document: io.Document) -> dict[tuple[Any, ...], Any]:
-    styles = document.yaml_styles
-    if styles is None:  # a document not made by io.parse: its values as they are now
-        from a2a_migrate import yamltext
-
-        styles = yamltext.styles(document.data)
-    nodes: dict[tuple[Any, ...], Any] = styles.nodes
-    return nodes
 
 
 def _yaml_key(node: Any, token: str) -> Any:

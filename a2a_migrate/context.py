@@ -64,6 +64,10 @@ class Note:
             data["line"], data["column"] = self.line, self.column
         return data
 
+    def at(self, line: int, column: int) -> Note:
+        """This note placed at ``line`` and ``column`` (built directly: ``dataclasses.replace`` is slow)."""
+        return Note(self.severity, self.transform, self.pointer, self.message, line, column)
+
 
 @dataclass(frozen=True)
 class Options:

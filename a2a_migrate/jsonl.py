@@ -18,7 +18,6 @@ from itertools import islice
 from typing import Any, BinaryIO
 
 from a2a_migrate.batch import GROUP, Job, Outcome, migrate_text, worker_pool
-from a2a_migrate.context import Note
 
 #: The name each line is parsed under: its format is JSON, whatever the stream is called.
 LINE_NAME = "line.json"
@@ -105,9 +104,8 @@ def migrate_line(line: Line, job: Job, source: str = "-") -> LineResult:
     outcome.name = name
     if job.locate:  # issue 14: a note's place counts in the stream, lines and all
         outcome.source = source
-        outcome.notes = [note if note.line is None else Note(note.severity, note.transform, note.pointer, note.message,
-                                                              line.number + note.line - 1, note.column)
-                         for note in outcome.notes]
+        outcome.notes = [note if note.line is None or note.column is None else
+                         note.at(line.number + note.line - 1, note.column) for note in outcome.notes]
     outcome.error = outcome.error.removeprefix("line 1 ")  # "column 7: ...": the line is in the name already
     output = None
     if job.keep_text:

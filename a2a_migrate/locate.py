@@ -152,6 +152,6 @@ def located(document: io.Document, notes: Iterable[Note], severities: Iterable[s
     for note in notes:
         if note.line is None and (chosen is None or note.severity in chosen):
             line, column = locator.place(note.pointer)
-            note = Note(note.severity, note.transform, note.pointer, note.message, line, column)  # replace() is slow
+            note = note.at(line, column)
         out.append(note)
     return out

@@ -5,7 +5,8 @@ The result of each line goes to stdout (the migrated card as compact JSON, or
 the line unchanged when it did not migrate), messages to stderr as
 ``PATH:LINE:COL: severity: ...`` for notes (the column in the line) and
 ``PATH:LINE: error: ...`` for a line that could not be read, and ``--report
-FILE`` gets one JSON object per line. The work is :mod:`a2a_migrate.jsonl`'s; this module reads and writes.
+FILE`` gets one JSON object per line. The work is :mod:`a2a_migrate.jsonl`'s;
+this module reads and writes.
 """
 
 from __future__ import annotations

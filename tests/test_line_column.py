@@ -159,9 +159,8 @@ def _places(value: Any, where: str = "") -> Iterator[tuple[str, Any, bool]]:
             yield from _places(child, join(where, index))
 
 
-def _offset(text: str, line: int, column: int) -> int:
-    starts = [0, *(match.end() for match in re.finditer(r"\r\n|\r|\n", text))]
-    return starts[line - 1] + column - 1
+def _line_starts(text: str) -> list[int]:
+    return [0, *(match.end() for match in re.finditer(r"\r\n|\r|\n", text))]
 
 
 def _parsed(text: str, path: Path) -> io.Document | None:
@@ -182,8 +181,10 @@ def test_every_json_place_of_the_corpus_starts_its_key_or_item(path: Path) -> No
     body = text[1:] if document.bom else text
     locator = Locator(document)
     decoder = json.JSONDecoder()
+    starts = _line_starts(body)
     for where, expected, _ in _places(document.original):
-        found, _ = decoder.raw_decode(body, _offset(body, *locator.place(where)))
+        line, column = locator.place(where)
+        found, _ = decoder.raw_decode(body, starts[line - 1] + column - 1)
         assert found == expected, where
 
 

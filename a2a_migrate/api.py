@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from a2a_migrate.recipes import Recipe
     from a2a_migrate.semantic_diff import Difference
     from a2a_migrate.signing import Check
+    from a2a_migrate.signing_choices import SignedForm
     from a2a_migrate.validation import Finding
 
 
@@ -256,9 +257,11 @@ def migrate_text(text: str, direction: Direction = "up", options: Options | None
     suffix and for messages) decides JSON or YAML, else the text does. A text
     that is not a card raises :class:`~a2a_migrate.io.CardError` (a
     ``ValueError``) naming the line and column. A refused card (``result.ok``
-    False) gives back the input text.
+    False) gives back the input text. Each note carries its ``line`` and
+    ``column`` in ``text`` (:mod:`a2a_migrate.locate`).
     """
     from a2a_migrate.io import CardError, parse
+    from a2a_migrate.locate import located
 
     if not isinstance(text, str):
         raise TypeError(f"migrate_text takes the card's text (a str), not {type(text).__name__}")
@@ -271,6 +274,7 @@ def migrate_text(text: str, direction: Direction = "up", options: Options | None
         raise CardError(f"{where}{error}") from None
     result = migrate_in_place(document.data, direction, _options(options, fields), original=document.original,
                               record=patch)
+    result.notes = located(document, result.notes)  # issue 14: the text is here, and notes are for showing
     return TextResult(document.render() if result.ok and result.changed else text, result)
 
 
@@ -326,29 +330,33 @@ def validate(card: Mapping[str, Any], version: str | None = None, /, *, lint: bo
 
 
 def sign(card: Mapping[str, Any], key_file: str | os.PathLike[str], /, *, kid: str | None = None,
-         alg: str | None = None, jku: str | None = None, replace: bool = False) -> dict[str, Any]:
+         alg: str | None = None, jku: str | None = None, replace: bool = False,
+         signed_form: SignedForm = "spec") -> dict[str, Any]:
     """A signed copy of ``card`` (spec 8.4): a detached JWS over its RFC 8785 form, added to ``signatures``.
 
     ``key_file`` holds the private key (PEM or JWK). A signature of the same
-    ``kid`` is replaced; ``replace`` removes every existing one. Raises
+    ``kid`` is replaced; ``replace`` removes every existing one.
+    ``signed_form="sdk"`` signs the form the official a2a-sdk's verifier
+    canonicalizes instead of the card as published (see the README). Raises
     :class:`~a2a_migrate.signing.SigningError` for an unusable key (the
     ``sign`` extra must be installed).
     """
     from a2a_migrate import signing
 
     signed: dict[str, Any] = to_plain(_card(card))
-    request = signing.signing_request(os.fspath(key_file), kid, alg, jku)
+    request = signing.signing_request(os.fspath(key_file), kid, alg, jku, signed_form)
     signing.add_signature(signed, signing.sign(signed, request), replace=replace)
     return signed
 
 
 def verify(card: Mapping[str, Any], key_files: Sequence[str | os.PathLike[str]] = (), /, *,
-           fetch_jku: bool = False) -> list[Check]:
+           fetch_jku: bool = False, signed_form: SignedForm = "spec") -> list[Check]:
     """Check every signature of ``card`` against the keys in ``key_files`` (PEM, JWK or JWK Set), and with
     ``fetch_jku`` the JWK Set at each signature's ``jku``. One :class:`~a2a_migrate.signing.Check` per signature;
-    an empty list when the card has none."""
+    an empty list when the card has none. ``signed_form="sdk"`` checks what the official a2a-sdk's verifier
+    checks instead of the card as published."""
     from a2a_migrate import signing
 
     keys = [key for path in key_files for key in signing.load_keys(signing.read_key_file(os.fspath(path)),
                                                                     os.fspath(path))]
-    return signing.verify(to_plain(_card(card)), keys, signing.key_fetcher() if fetch_jku else None)
+    return signing.verify(to_plain(_card(card)), keys, signing.key_fetcher() if fetch_jku else None, signed_form)

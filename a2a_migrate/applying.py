@@ -149,11 +149,20 @@ def apply_patch(path: str, patch: Sequence[Any], *, force: bool = False) -> Outc
 
 def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms: Sequence[str],
                    layout: Mapping[str, Sequence[str]], target: str | None, force: bool) -> Outcome:
+    from a2a_migrate.locate import located
+
     try:
         document = io.parse(text, outcome.name)
     except io.CardError as error:
         outcome.error = str(error)
         return outcome
+    _apply_to_document(outcome, document, patch, transforms, layout, target, force)
+    outcome.notes = located(document, outcome.notes)  # issue 14: each note's line and column in the card as read
+    return outcome
+
+
+def _apply_to_document(outcome: Outcome, document: io.Document, patch: Sequence[Any], transforms: Sequence[str],
+                       layout: Mapping[str, Sequence[str]], target: str | None, force: bool) -> None:
     outcome.source_version = outcome.source_version or detect_version(document.original)
     aliases = _aliases(document.data)
     try:
@@ -161,7 +170,7 @@ def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms
     except PatchError as error:
         outcome.notes.append(Note("error", transforms[error.index], _path_of(error.op), str(error)))
         outcome.error = "the patch does not apply; nothing was changed"
-        return outcome
+        return
     for failure in skipped:
         outcome.notes.append(Note("warning", transforms[failure.index], _path_of(failure.op),
                                   f"not applied (--force): {failure}"))
@@ -180,11 +189,10 @@ def _apply_to_text(outcome: Outcome, text: str, patch: Sequence[Any], transforms
     if version_errors:
         outcome.notes.extend(version_errors)
         outcome.error = f"the result is not a valid {version} card; nothing was written"
-        return outcome
+        return
     outcome.new_text = document.render()
-    outcome.status = "changed" if outcome.new_text != text else "unchanged"
+    outcome.status = "changed" if outcome.new_text != document.text else "unchanged"
     outcome.notes.append(Note("info", "apply", "", f"{_count(outcome.changes)} applied"))
-    return outcome
 
 
 def _aliases(root: Any) -> list[tuple[Any, Any, Any, str]]:

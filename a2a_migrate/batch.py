@@ -38,6 +38,9 @@ class Job:
     output_dir: str | None = None  # for "to_folder": the tree mirroring the inputs' roots
     keep_text: bool = True  # send the old and new text back (diffs, reviews); large batches don't
     max_bytes: int | None = io.MAX_CARD_BYTES  # larger files are refused unread (--max-file-size)
+    # Notes of these severities get their line and column in the input (issue 14), here where the
+    # text is (a worker's outcome carries no text); none when nothing will show them.
+    locate: tuple[Severity, ...] = ()
 
 
 @dataclass
@@ -53,6 +56,8 @@ class Outcome:
     old_text: str = ""
     new_text: str = ""
     error: str = ""
+    #: The file the notes' line numbers count in, where ``name`` is not one (a JSONL line is ``SOURCE:LINE``).
+    source: str = ""
 
     @property
     def patch(self) -> list[dict[str, Any]]:
@@ -91,6 +96,10 @@ def migrate_text(text: str, name: str, job: Job) -> Outcome:
         outcome.notes.extend(signed.notes)
         outcome.changes.extend(Change("sign", op) for op in signed.ops)
         refused = not signed.ok
+    if job.locate:
+        from a2a_migrate.locate import located
+
+        outcome.notes = located(document, outcome.notes, job.locate)
     if refused:
         outcome.status = "failed"
     elif result.changed and job.write == "no" and not job.keep_text and document.format == "json":

@@ -40,21 +40,33 @@ class Note:
     something. ``warning``: kept as it is, but it needs a person's look.
     ``lossy``: information the target version cannot hold was dropped.
     ``error``: the card cannot be migrated, or the result would be invalid.
+
+    ``line`` and ``column`` (1-based) are where the pointer's place is in the
+    input text, once :func:`a2a_migrate.locate.located` has found it; None before.
     """
 
     severity: Severity
     transform: str
     pointer: str
     message: str
+    line: int | None = None
+    column: int | None = None
 
-    def as_dict(self) -> dict[str, str]:
-        """The note as plain JSON for reports."""
-        return {
+    def as_dict(self) -> dict[str, str | int]:
+        """The note as plain JSON for reports (``line`` and ``column`` when located)."""
+        data: dict[str, str | int] = {
             "severity": self.severity,
             "transform": self.transform,
             "pointer": self.pointer,
             "message": self.message,
         }
+        if self.line is not None and self.column is not None:
+            data["line"], data["column"] = self.line, self.column
+        return data
+
+    def at(self, line: int, column: int) -> Note:
+        """This note placed at ``line`` and ``column`` (built directly: ``dataclasses.replace`` is slow)."""
+        return Note(self.severity, self.transform, self.pointer, self.message, line, column)
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,10 @@ def migrate_line(line: Line, job: Job, source: str = "-") -> LineResult:
         return LineResult(line.number, Outcome(name, "failed", error=line.error), line.text or None)
     outcome = migrate_text(line.text, LINE_NAME, job)
     outcome.name = name
+    if job.locate:  # issue 14: a note's place counts in the stream, lines and all
+        outcome.source = source
+        outcome.notes = [note if note.line is None or note.column is None else
+                         note.at(line.number + note.line - 1, note.column) for note in outcome.notes]
     outcome.error = outcome.error.removeprefix("line 1 ")  # "column 7: ...": the line is in the name already
     output = None
     if job.keep_text:

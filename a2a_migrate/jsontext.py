@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _DECODER = json.JSONDecoder()
@@ -46,6 +47,40 @@ def _skip(src: str, pos: int) -> int:
     match = _WHITESPACE.match(src, pos)
     assert match is not None  # the pattern matches the empty string
     return match.end()
+
+
+def object_members(src: str, start: int) -> Iterator[tuple[str, int, int, int]]:
+    """Each member of the object whose ``{`` is at ``start``: its key, where the key starts,
+    and where its value starts and ends. The renderer and :mod:`a2a_migrate.locate` read objects so."""
+    pos = _skip(src, start + 1)
+    while src[pos] == '"':
+        key, key_end = _DECODER.raw_decode(src, pos)
+        value_start = _skip(src, _skip(src, key_end) + 1)
+        _, value_end = _DECODER.raw_decode(src, value_start)
+        yield key, pos, value_start, value_end
+        pos = _skip(src, value_end)
+        if src[pos] != ",":
+            return
+        pos = _skip(src, pos + 1)
+
+
+def array_items(src: str, start: int) -> Iterator[tuple[int, int]]:
+    """Where each item of the array whose ``[`` is at ``start`` starts and ends."""
+    pos = _skip(src, start + 1)
+    if src[pos] == "]":
+        return
+    while True:
+        _, end = _DECODER.raw_decode(src, pos)
+        yield pos, end
+        pos = _skip(src, end)
+        if src[pos] != ",":
+            return
+        pos = _skip(src, pos + 1)
+
+
+def document_start(src: str) -> int:
+    """Where the top-level value of a JSON text starts (after leading whitespace)."""
+    return _skip(src, 0)
 
 
 class _Layout:
@@ -109,26 +144,15 @@ class JsonWriter:
     def _object(self, old: dict[str, Any], start: int, new: dict[str, Any], indent: str) -> str:
         members: dict[str, tuple[str, int, int]] = {}
         leading: dict[str, str] = {}
-        pos = _skip(self.src, start + 1)
-        first_key = pos
         gap_start = start + 1
         separator = ""
-        last_end = pos
-        while self.src[pos] == '"':
-            key, key_end = _DECODER.raw_decode(self.src, pos)
-            value_start = _skip(self.src, _skip(self.src, key_end) + 1)
-            _, last_end = _DECODER.raw_decode(self.src, value_start)
-            members[key] = (self.src[pos:value_start], value_start, last_end)
-            leading[key] = self.src[gap_start:pos]
-            pos = _skip(self.src, last_end)
-            if self.src[pos] != ",":
-                break
-            gap_start = pos + 1
-            next_key = _skip(self.src, pos + 1)
-            if not separator:
-                separator = self.src[pos + 1 : next_key]
-            pos = next_key
-        layout = self._layout(start, first_key, pos, separator, indent)
+        for key, key_start, value_start, value_end in object_members(self.src, start):
+            members[key] = (self.src[key_start:value_start], value_start, value_end)
+            leading[key] = self.src[gap_start:key_start]
+            if not separator and gap_start > start + 1:
+                separator = leading[key]
+            gap_start = _skip(self.src, value_end) + 1  # past the comma (or the closing brace)
+        layout = self._layout(start, _skip(self.src, start + 1), gap_start - 1, separator, indent)
         replaced = self._replacements(members, new)
         opening = next(iter(leading.values()))
         parts: list[tuple[str | None, str]] = []
@@ -175,24 +199,16 @@ class JsonWriter:
         starts: list[int] = []
         ends: list[int] = []
         leading: list[str] = []
-        pos = _skip(self.src, start + 1)
-        first_item = pos
-        separator = ""
         gap_start = start + 1
-        while True:
-            starts.append(pos)
-            leading.append(self.src[gap_start:pos])
-            _, end = _DECODER.raw_decode(self.src, pos)
-            ends.append(end)
-            pos = _skip(self.src, end)
-            if self.src[pos] != ",":
-                break
-            gap_start = pos + 1
-            next_item = _skip(self.src, pos + 1)
-            if not separator:
-                separator = self.src[pos + 1 : next_item]
-            pos = next_item
-        layout = self._layout(start, first_item, pos, separator, indent)
+        separator = ""
+        for item_start, item_end in array_items(self.src, start):
+            starts.append(item_start)
+            ends.append(item_end)
+            leading.append(self.src[gap_start:item_start])
+            if not separator and gap_start > start + 1:
+                separator = leading[-1]
+            gap_start = _skip(self.src, item_end) + 1  # past the comma (or the closing bracket)
+        layout = self._layout(start, starts[0], gap_start - 1, separator, indent)
         parts: list[tuple[str | None, str]] = []
         for index, value in enumerate(new):
             if index < len(old):

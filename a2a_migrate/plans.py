@@ -178,7 +178,8 @@ def make(paths: Sequence[str], direction: Direction = "up", options: Options | N
     options = options or Options()
     found, problems = discover.expand(paths, include, exclude)
     outcomes = [Outcome(problem.path, "failed", error=problem.reason) for problem in problems]
-    job = Job(direction, options, record=True, fail_on=fail_on, max_bytes=max_bytes)
+    # Every note located (issue 14): the plan holds them all, each with its line and column.
+    job = Job(direction, options, record=True, fail_on=fail_on, max_bytes=max_bytes, locate=SEVERITIES)
     outcomes += run_batch([(str(item.path), item.sniff) for item in found], job, jobs)
     args = {str(item.path): item.arg for item in reversed(found)}  # the first PATH that named each file
     yielded = {problem.arg for problem in problems} | {args.get(o.name, o.name) for o in outcomes if o.status != "skipped"}
@@ -335,7 +336,10 @@ def _list(data: Mapping[str, Any], key: str, where: str) -> list[Any]:
 def _note(data: Any, where: str) -> Note:
     if not isinstance(data, dict) or data.get("severity") not in SEVERITIES:
         raise PlanError(f"{where}: not a note")
-    return Note(data["severity"], str(data.get("transform", "")), str(data.get("pointer", "")), str(data.get("message", "")))
+    line, column = data.get("line"), data.get("column")  # issue 14: where the note is in the card (optional)
+    place = (line, column) if type(line) is int and type(column) is int else (None, None)
+    return Note(data["severity"], str(data.get("transform", "")), str(data.get("pointer", "")),
+                str(data.get("message", "")), *place)
 
 
 def _planned(data: Any, where: str) -> PlannedOp:

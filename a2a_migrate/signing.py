@@ -11,6 +11,9 @@ explicit ``"streaming": false`` or ``"tenant": ""`` is part of the signed
 content, and a verifier that canonicalizes the received JSON gets the same
 bytes. Verifiers that first drop empty or default values (the official
 ``a2a-sdk``) see other content; :func:`interop_warnings` names those members.
+Signing "in the SDK form" (``signed_form="sdk"``) signs what that verifier
+canonicalizes instead (:mod:`a2a_migrate.sdk_form`), and leaves out the
+verifiers that follow the spec whenever the two forms differ.
 
 **The signature** is a JWS with a detached payload (section 8.4.2): the
 protected header holds ``alg``, ``kid``, ``typ: "JOSE"`` and, when given,
@@ -38,8 +41,10 @@ from typing import Any
 from a2a_migrate.context import Options
 from a2a_migrate.io import to_plain
 from a2a_migrate.pointer import join
-from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT
+from a2a_migrate.sdk_form import NoSdkForm, clean_empty, matches_default_false, sdk_form, some_pointers
+from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT, SDK_FORM, SIGNED_FORMS, SPEC_FORM
 from a2a_migrate.transforms.signatures import protected_header
+from a2a_migrate.versions import HYBRID, V1_0, detect_version
 
 INSTALL_HINT = "pip install 'a2a-migrate[sign]'"
 
@@ -95,6 +100,22 @@ def signing_input(card: Mapping[str, Any]) -> dict[str, Any]:
 def canonical_payload(card: Mapping[str, Any]) -> bytes:
     """The bytes a signature of ``card`` signs: RFC 8785 of :func:`signing_input`."""
     return canonical_json(signing_input(card))
+
+
+def sdk_payload(card: Mapping[str, Any]) -> bytes:
+    """The bytes the official a2a-sdk's verifier checks for ``card``: RFC 8785 of its SDK form.
+
+    A :class:`SigningError` when the card has no SDK form (see :mod:`a2a_migrate.sdk_form`).
+    """
+    try:
+        return canonical_json(sdk_form(signing_input(card)))
+    except NoSdkForm as error:
+        raise SigningError(f"no a2a-sdk form: {error}") from None
+
+
+def payload(card: Mapping[str, Any], signed_form: str = SPEC_FORM) -> bytes:
+    """What a signature in ``signed_form`` covers: :func:`canonical_payload` or :func:`sdk_payload`."""
+    return sdk_payload(card) if signed_form == SDK_FORM else canonical_payload(card)
 
 
 # -- keys ---------------------------------------------------------------------------
@@ -253,14 +274,22 @@ class SigningRequest:
     alg: str
     jku: str | None = None
     source: str = ""
+    signed_form: str = SPEC_FORM  # what is signed: the card as published, or the a2a-sdk's form
 
     def describe(self) -> str:
-        return f"{self.alg}, key {json.dumps(self.kid)}"
+        form = ", a2a-sdk form" if self.signed_form == SDK_FORM else ""
+        return f"{self.alg}, key {json.dumps(self.kid)}{form}"
 
 
 def signing_request(key_file: str, kid: str | None = None, alg: str | None = None,
-                    jku: str | None = None) -> SigningRequest:
-    """Read and check a signing key; the ``kid`` defaults to the JWK's own."""
+                    jku: str | None = None, signed_form: str = SPEC_FORM) -> SigningRequest:
+    """Read and check a signing key; the ``kid`` defaults to the JWK's own.
+
+    ``signed_form`` is ``"spec"`` (the card as published, spec 8.4.1) or
+    ``"sdk"`` (the form the official a2a-sdk's verifier canonicalizes).
+    """
+    if signed_form not in SIGNED_FORMS:
+        raise SigningError(f"signed form {json.dumps(signed_form)} is not one of {', '.join(SIGNED_FORMS)}")
     text = read_key_file(key_file)
     key = _signing_key(text, key_file)
     kid = kid if kid is not None else key.kid
@@ -278,7 +307,7 @@ def signing_request(key_file: str, kid: str | None = None, alg: str | None = Non
         jku_problem = check_jku_url(jku)
         if jku_problem:
             raise SigningError(f"jku {json.dumps(jku)}: {jku_problem}")
-    return SigningRequest(text, kid, chosen, jku, key_file)
+    return SigningRequest(text, kid, chosen, jku, key_file, signed_form)
 
 
 def _signing_key(text: str, source: str) -> Key:
@@ -300,7 +329,7 @@ def sign(card: Mapping[str, Any], request: SigningRequest) -> dict[str, str]:
     import warnings
 
     _, jws, _ = _libraries()
-    payload = canonical_payload(card)
+    signed = payload(card, request.signed_form)
     key = _cached_signing_key(request.key, request.source)
     header: dict[str, Any] = {"alg": request.alg, "typ": "JOSE", "kid": request.kid}
     if request.jku is not None:
@@ -310,7 +339,7 @@ def sign(card: Mapping[str, Any], request: SigningRequest) -> dict[str, str]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # joserfc warns that RFC 9864 deprecates "EdDSA"; the user chose it
-            token = jws.serialize_compact(header, payload, key.jwk, algorithms=[request.alg],
+            token = jws.serialize_compact(header, signed, key.jwk, algorithms=[request.alg],
                                           registry=_registry(request.alg))
     except (JoseError, ValueError) as error:
         raise SigningError(f"{request.source}: cannot sign with {request.alg}: {error}") from None
@@ -341,35 +370,63 @@ def add_signature(card: Any, signature: dict[str, str], *, replace: bool = False
     return join("/signatures", len(existing) - 1), {"op": "add", "path": "/signatures/-", "value": signature}
 
 
-def interop_warnings(card: Mapping[str, Any]) -> list[str]:
-    """Why verifiers that canonicalize another form would reject this card's signature.
+def interop_warnings(card: Mapping[str, Any], signed_form: str = SPEC_FORM) -> list[str]:
+    """Which verifiers will not accept a signature of ``card`` in ``signed_form``, and why.
 
-    The official ``a2a-sdk`` verifies the protobuf form of the card: it drops
-    empty strings, arrays and objects (``_clean_empty``), default values of
-    fields without presence, and members 1.0 does not define. A signature of
-    the card as written covers them, so such verifiers compute other bytes.
+    Nothing when the card's two forms are the same bytes: every verifier then
+    computes them. Otherwise a spec-form signature leaves out verifiers built on
+    the official ``a2a-sdk`` (they drop empty values, defaults of fields without
+    presence and members 1.0 does not define before canonicalizing), and an
+    SDK-form signature leaves out the verifiers that follow the spec; a card
+    with no SDK form raises :class:`SigningError` for the latter.
     """
-    from a2a_migrate.validation import validate
-    from a2a_migrate.versions import HYBRID, V1_0, detect_version
-
     plain = signing_input(card)
+    if signed_form == SDK_FORM:
+        return _sdk_form_warnings(card, plain)
+    try:
+        differs = canonical_payload(card) != sdk_payload(card)
+    except SigningError:
+        differs = None  # no SDK form modelled (a card with 0.3 members): say what the SDK drops all the same
+    if differs is False:
+        return []
+    empty, unknown = _sdk_drops(plain)
     found = []
-    empty = list(_default_values(plain, ""))
     if empty:
-        found.append("it has empty or default values (" + _some(empty) + "), which verifiers built on the "
+        found.append("it has empty or default values (" + some_pointers(empty) + "), which verifiers built on the "
                      "official a2a-sdk drop before canonicalizing: they will not accept this signature")
+    if unknown:
+        found.append("it has members 1.0 does not define (" + some_pointers(unknown) + "), which verifiers that "
+                     "canonicalize the protobuf form (the official a2a-sdk) do not see: they will not accept "
+                     "this signature")
+    return found if found or not differs else ["it spells members as the official a2a-sdk does not (proto names, nulls): verifiers built "
+                     "on it canonicalize other bytes and will not accept this signature"]
+
+
+def _sdk_form_warnings(card: Mapping[str, Any], plain: Mapping[str, Any]) -> list[str]:
+    """Why verifiers that follow the spec will not accept an SDK-form signature of ``card``."""
+    sdk = sdk_payload(card)  # a SigningError for a card with no SDK form, as signing it raises
+    try:
+        if canonical_payload(card) == sdk:
+            return []
+    except SigningError as error:  # the card as published has no canonical form (a number beyond doubles)
+        return [f"{error}: verifiers that canonicalize the card as published (spec 8.4.1) cannot check "
+                "this signature"]
+    empty, unknown = _sdk_drops(plain)
+    left_out = some_pointers(empty + unknown) if empty or unknown else "proto names and nulls"
+    return [f"it signs the official a2a-sdk's form, which leaves out what the card as published has "
+            f"({left_out}): verifiers that canonicalize the card as published (spec 8.4.1) will not accept "
+            "this signature"]
+
+
+def _sdk_drops(plain: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The empty and default values, and the members 1.0 does not define, that the SDK's form leaves out."""
+    from a2a_migrate.validation import validate
+
+    empty = list(_default_values(plain, ""))
+    unknown: list[str] = []
     if detect_version(plain) in (V1_0, HYBRID):
         unknown = [f.pointer for f in validate(plain, V1_0, lint=False) if f.rule == "unknown-member"]
-        if unknown:
-            found.append("it has members 1.0 does not define (" + _some(unknown) + "), which verifiers that "
-                         "canonicalize the protobuf form (the official a2a-sdk) do not see: they will not accept "
-                         "this signature")
-    return found
-
-
-#: Fields without presence whose default (``false``) the protobuf form omits.
-_DEFAULT_FALSE = {("capabilities", "extensions", "*", "required"),
-                  ("securitySchemes", "*", "oauth2SecurityScheme", "flows", "authorizationCode", "pkceRequired")}
+    return empty, unknown
 
 
 def _default_values(value: Any, where: str, path: tuple[str, ...] = ()) -> Iterator[str]:
@@ -381,19 +438,10 @@ def _default_values(value: Any, where: str, path: tuple[str, ...] = ()) -> Itera
         return
     for key, item in items:
         pointer, at = join(where, key), path + ("*" if isinstance(value, list) else str(key),)
-        if item in ("", [], {}) and not isinstance(item, bool) or (item is False and _matches_false(at)):
+        if item in ("", [], {}) and not isinstance(item, bool) or (item is False and matches_default_false(at)):
             yield pointer
         else:
             yield from _default_values(item, pointer, at)
-
-
-def _matches_false(path: tuple[str, ...]) -> bool:
-    return any(len(p) == len(path) and all(a in ("*", b) for a, b in zip(p, path)) for p in _DEFAULT_FALSE)
-
-
-def _some(pointers: Sequence[str], shown: int = 4) -> str:
-    more = f" and {len(pointers) - shown} more" if len(pointers) > shown else ""
-    return ", ".join(pointers[:shown]) + more
 
 
 # -- the options a batch carries -----------------------------------------------------
@@ -430,7 +478,7 @@ def sign_migrated(card: Any, options: Options) -> SignResult:
         return result
     result.ops.append(op)
     result.notes.append(Note("info", "sign", pointer, f"signed ({request.describe()})"))
-    result.notes.extend(Note("warning", "sign", pointer, text) for text in interop_warnings(card))
+    result.notes.extend(Note("warning", "sign", pointer, text) for text in interop_warnings(card, request.signed_form))
     return result
 
 
@@ -461,25 +509,31 @@ class Check:
 KeyFetcher = Callable[[str], list[Key]]
 
 
-def verify(card: Mapping[str, Any], keys: Sequence[Key], fetch: KeyFetcher | None = None) -> list[Check]:
-    """Check every signature of ``card``; an empty list when it has none."""
+def verify(card: Mapping[str, Any], keys: Sequence[Key], fetch: KeyFetcher | None = None,
+           signed_form: str = SPEC_FORM) -> list[Check]:
+    """Check every signature of ``card``; an empty list when it has none.
+
+    ``signed_form`` says what a valid signature covers: the card as published
+    (``"spec"``, what verifiers that follow spec 8.4 accept) or the official
+    a2a-sdk's form (``"sdk"``, what its verifier accepts).
+    """
     signatures = card.get("signatures")
     if signatures is None:
         return []
     if not isinstance(signatures, list):
         return [Check("/signatures", False, "'signatures' is not an array of JWS objects", NOT_A_JWS)]
     try:
-        payload = canonical_payload(card)
+        expected = payload(card, signed_form)
     except MissingExtra:
         raise
     except SigningError as error:
-        # No canonical form (an integer beyond I-JSON, say): nothing changed, it cannot be checked at all.
+        # No canonical form (an integer beyond I-JSON, a card with no SDK form): it cannot be checked at all.
         return [Check(join("/signatures", i), False, str(error), UNSUPPORTED) for i in range(len(signatures))]
-    return [_check(join("/signatures", index), item, card, payload, keys, fetch)
+    return [_check(join("/signatures", index), item, card, (expected, signed_form), keys, fetch)
             for index, item in enumerate(signatures)]
 
 
-def _check(pointer: str, item: Any, card: Mapping[str, Any], payload: bytes, keys: Sequence[Key],
+def _check(pointer: str, item: Any, card: Mapping[str, Any], signed: tuple[bytes, str], keys: Sequence[Key],
            fetch: KeyFetcher | None) -> Check:
     header = protected_header(item)
     if header is None or not isinstance(item.get("signature"), str):
@@ -502,20 +556,20 @@ def _check(pointer: str, item: Any, card: Mapping[str, Any], payload: bytes, key
     if not fitting:
         kinds = sorted({key.kind + (f" {key.curve}" if key.curve else "") for key in candidates})
         return fail(WRONG_KEY, f"{alg} needs a {ALGORITHMS[alg][0]} key, the keys for it are {', '.join(kinds)}")
-    token_parts = (item["protected"], item["signature"])
+    token_parts, (expected, signed_form) = (item["protected"], item["signature"]), signed
+    in_form = ", a2a-sdk form" if signed_form == SDK_FORM else ""
     for key in fitting:
         try:
-            if _verifies(token_parts, payload, key, alg):
-                return Check(pointer, True, f"verified ({alg}, {key.describe(kid)})", "", kid, alg)
+            if _verifies(token_parts, expected, key, alg):
+                return Check(pointer, True, f"verified ({alg}, {key.describe(kid)}{in_form})", "", kid, alg)
         except SigningError as error:
             return fail(NOT_A_JWS, str(error))
-    for form, other in _other_forms(card):
-        if other != payload and any(_verifies(token_parts, other, key, alg) for key in fitting):
-            return fail(OTHER_FORM, f"it signs {form}, not the RFC 8785 form of the card as published "
-                                    "(spec 8.4.1): verifiers that follow the spec reject it")
+    for form, other in _other_forms(card, signed_form):
+        if other != expected and any(_verifies(token_parts, other, key, alg) for key in fitting):
+            return fail(OTHER_FORM, _other_form_message(form, signed_form))
     who = f"key {json.dumps(kid)}" if kid is not None else "the key"
     return fail(CONTENT_CHANGED, f"the card is not what {who} signed: it changed after signing, "
-                                 f"or another key signed it ({alg}, tried {_some([k.describe() for k in fitting], 2)})")
+                                 f"or another key signed it ({alg}, tried {some_pointers([k.describe() for k in fitting], 2)})")
 
 
 def describe_non_jws(item: Any) -> str:
@@ -606,29 +660,44 @@ def _registry(alg: str) -> Any:
     return registry
 
 
-def _other_forms(card: Mapping[str, Any]) -> Iterator[tuple[str, bytes]]:
-    """Payloads other tools sign instead of the spec's, to explain a failure.
+#: How messages name the two forms a signature can cover.
+_SPEC_FORM_NAME = "the RFC 8785 form of the card as published (spec 8.4.1)"
+_SDK_FORM_NAME = "the official a2a-sdk's form (empty values dropped)"
 
-    The official a2a-sdk drops empty values (1.2 and later then apply RFC
-    8785; 1.1 and earlier used json.dumps with sorted keys and ASCII escapes).
+
+def _other_form_message(form: str, signed_form: str) -> str:
+    if signed_form == SDK_FORM:
+        return f"it signs {form}, not the official a2a-sdk's form: the a2a-sdk's verifier rejects it"
+    hint = "; checked in the a2a-sdk form (--signed-form sdk) it verifies" if form == _SDK_FORM_NAME else ""
+    return f"it signs {form}, not {_SPEC_FORM_NAME}: verifiers that follow the spec reject it{hint}"
+
+
+def _other_forms(card: Mapping[str, Any], signed_form: str) -> Iterator[tuple[str, bytes]]:
+    """Payloads signers sign instead of ``signed_form``'s, to explain a failure.
+
+    The official a2a-sdk signs its own form (1.2 and later in RFC 8785; 1.1
+    and earlier with json.dumps, sorted keys and ASCII escapes). For a card
+    with no modelled SDK form (0.3 members), its empty values dropped is the
+    nearest guess.
     """
     plain = signing_input(card)
-    cleaned = _clean_empty(plain) or {}
+    try:
+        sdk = sdk_form(plain)
+    except NoSdkForm:
+        sdk = clean_empty(plain) or {}
     compact = {"sort_keys": True, "separators": (",", ":")}
-    yield "the official a2a-sdk's form (empty values dropped)", canonical_json(cleaned)
-    yield ("the form of a2a-sdk 1.1 and earlier (empty values dropped, json.dumps with ASCII escapes)",
-           json.dumps(cleaned, **compact).encode())  # type: ignore[arg-type]
-    yield "json.dumps with sorted keys and ASCII escapes", json.dumps(plain, **compact).encode()  # type: ignore[arg-type]
-
-
-def _clean_empty(value: Any) -> Any:
-    if isinstance(value, dict):
-        cleaned = {k: c for k, v in value.items() if (c := _clean_empty(v)) is not None}
-        return cleaned or None
-    if isinstance(value, list):
-        items = [c for v in value if (c := _clean_empty(v)) is not None]
-        return items or None
-    return None if value == "" else value
+    forms: list[tuple[str, Callable[[], bytes]]] = [
+        (_SDK_FORM_NAME, lambda: canonical_json(sdk)) if signed_form == SPEC_FORM
+        else (_SPEC_FORM_NAME, lambda: canonical_json(plain)),
+        ("the form of a2a-sdk 1.1 and earlier (empty values dropped, json.dumps with ASCII escapes)",
+         lambda: json.dumps(sdk, **compact).encode()),  # type: ignore[arg-type]
+        ("json.dumps with sorted keys and ASCII escapes", lambda: json.dumps(plain, **compact).encode()),  # type: ignore[arg-type]
+    ]
+    for name, make in forms:
+        try:
+            yield name, make()
+        except (SigningError, TypeError, ValueError):
+            continue  # a form this card does not have explains nothing
 
 
 # -- jku ------------------------------------------------------------------------------

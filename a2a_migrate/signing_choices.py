@@ -7,6 +7,8 @@ transforms) would slow every command, signing or not.
 
 from __future__ import annotations
 
+from typing import Literal
+
 #: The JWS algorithms offered, with the key type and curves each needs.
 ALGORITHMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ES256": ("EC", ("P-256",)),
@@ -24,3 +26,9 @@ ALGORITHMS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 JKU_TIMEOUT = 5.0  # seconds for the whole fetch of one jku
 JKU_MAX_BYTES = 65536  # a JWK Set of a few keys is a few KiB
+
+#: What a signature covers: the card as published, canonicalized (spec 8.4.1),
+#: or the form the official a2a-sdk's verifier canonicalizes (a2a_migrate.sdk_form).
+SPEC_FORM, SDK_FORM = "spec", "sdk"
+SIGNED_FORMS = (SPEC_FORM, SDK_FORM)
+SignedForm = Literal["spec", "sdk"]

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from . import pointer as jp
 from .versions import HYBRID, V0_1, V0_2, V0_3, V1_0, detect_version, major_minor
 
-__all__ = ["Finding", "validate"]
+__all__ = ["Finding", "proto_json", "validate"]
 
 Severity = Literal["error", "warning"]
 
@@ -409,6 +409,71 @@ def _structure_v10(card: Mapping[str, Any]) -> list[Finding]:
     walker = _Walker(_v10_messages())
     walker.message(card, walker.messages["AgentCard"], _ROOT)
     return walker.out
+
+
+#: Findings that mean a ProtoJSON parser refuses the card (a missing required
+#: member does not: proto3 has no required fields, the value is just unset).
+_UNPARSABLE = ("type", "duplicate-member")
+
+
+def proto_json(card: Mapping[str, Any]) -> dict[str, Any]:
+    """A 1.0 card as a lenient ProtoJSON reader reads it, written back as ProtoJSON writes it.
+
+    That is ``ParseDict(card, AgentCard(), ignore_unknown_fields=True)``
+    followed by ``MessageToDict``, modelled on the schema: members 1.0 does not
+    define are gone, proto names (``default_input_modes``) become JSON names,
+    nulls are unset, and numbers in ``Struct`` values are doubles. Presence and
+    empty values are the caller's business. Raises :class:`ValueError` naming
+    the place when such a reader refuses the card (a wrong type, a field given
+    twice, two members of a oneof).
+    """
+    refused = [f for f in _structure_v10(card) if f.rule in _UNPARSABLE]
+    if refused:
+        raise ValueError(f"{refused[0].pointer or '/'}: {refused[0].message}")
+    messages = _v10_messages()
+    return _proto_message(card, messages["AgentCard"], messages, "")
+
+
+def _proto_message(obj: Mapping[str, Any], message: _Message, messages: Mapping[str, _Message],
+                   where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        f = message.fields.get(key)
+        if f is not None and value is not None:
+            out[f.name] = _proto_value(value, f.type, messages, jp.join(where, key))
+    for group in message.oneofs:
+        if sum(name in out for name in group) > 1:
+            raise ValueError(f"{where or '/'}: {', '.join(n for n in group if n in out)} are one field (a oneof): "
+                             "give one")
+    return out
+
+
+def _proto_value(value: Any, t: _Type, messages: Mapping[str, _Message], where: str) -> Any:
+    if t.kind == "message":
+        return _proto_message(value, messages[t.ref], messages, where)
+    if t.kind == "struct":
+        return _doubles(value, where)
+    if t.kind in ("array", "map"):
+        assert t.item is not None
+        item = t.item
+        if isinstance(value, list):
+            return [_proto_value(v, item, messages, jp.join(where, i)) for i, v in enumerate(value)]
+        return {k: _proto_value(v, item, messages, jp.join(where, k)) for k, v in value.items()}
+    return value
+
+
+def _doubles(value: Any, where: str) -> Any:
+    """A ``Struct`` value as protobuf holds it: every number a double."""
+    if isinstance(value, dict):
+        return {k: _doubles(v, jp.join(where, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_doubles(v, jp.join(where, i)) for i, v in enumerate(value)]
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:
+            raise ValueError(f"{where}: {value} is beyond what a double holds") from None
+    return value
 
 
 #: Where a value sits: (parent node, key, whether the parent is a map), or the

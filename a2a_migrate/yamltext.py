@@ -173,13 +173,17 @@ def styles(source: Any) -> Any:
 
 
 class _Styles:
-    """The flow styles of the source's collections, by path and by value."""
+    """The flow styles of the source's collections, by path and by value; and ``nodes``, each
+    collection as loaded by its path, whose ruamel positions (``.lc``) say where its members were
+    in the source even after a migration moved or replaced them (:mod:`a2a_migrate.locate`)."""
 
     def __init__(self, source: Any) -> None:
         self.by_path: dict[tuple[Any, ...], bool] = {}
+        self.nodes: dict[tuple[Any, ...], Any] = {}
         self.flow_values: set[str] = set()
         self.quoted: dict[str, Any] = {}  # text -> the quoted scalar the source wrote it as
         for path, value in _collections(source):
+            self.nodes[path] = value  # a reference, no copy: what a migration changes is the tree, not .lc
             flow = bool(value.fa.flow_style()) or not value  # ruamel gives "[]" no style: it can only be flow
             self.by_path[path] = flow
             if flow:

@@ -62,7 +62,7 @@ def test_dropping_one_transform_leaves_exactly_that_part(tmp_path: Path) -> None
     edit_plan(plan_file, lambda op: op["path"] != STH)
     result = invoke("apply", str(plan_file))
     assert result.exit_code == 0, result.output
-    assert f"{card}: warning: [state_transition_history] {STH}: left out by the reviewer: 1 operation" in result.stderr
+    assert f"{card}:11:5: warning: [state_transition_history] {STH}: left out by the reviewer: 1 operation" in result.stderr
     assert "left out by the reviewer: state_transition_history (1 card)" in result.stderr.splitlines()[-1]
     written = card.read_text("utf-8")
     expected = json.loads(upgraded(original, card.name))

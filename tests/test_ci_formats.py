@@ -71,7 +71,8 @@ def test_upgrade_check_annotates_notes_with_their_pointer(tmp_path: Path) -> Non
     for note in notes:
         level = {"assumed": "notice", "warning": "warning", "lossy": "warning"}[note["severity"]]
         title = escape_property(f"[{note['transform']}] {note['pointer'] or '/'}")
-        assert f"::{level} file={card},title={title}::{escape_data((note['pointer'] or '/') + ': ' + note['message'])}" in lines
+        place = f"line={note['line']},col={note['column']}"  # issue 14: where the report places the note
+        assert f"::{level} file={card},{place},title={title}::{escape_data((note['pointer'] or '/') + ': ' + note['message'])}" in lines
 
 
 def test_downgrade_check_annotates_and_github_needs_check(tmp_path: Path) -> None:
@@ -91,7 +92,9 @@ def test_validate_github_annotates_every_finding(tmp_path: Path) -> None:
     assert findings and all(f["pointer"] for f in findings)
     result = invoke("validate", "--format", "github", bad)
     assert result.exit_code == 1
-    expected = [annotation(Finding(f["severity"], str(bad), f["pointer"], f["message"], f["rule"])) for f in findings]
+    expected = [annotation(Finding(f["severity"], str(bad), f["pointer"], f["message"], f["rule"], f["line"], f["column"]))
+                for f in findings]
+    assert ",line=1,col=1,title=[required] /name::" in expected[0]
     assert result.stdout.splitlines() == expected
     assert "%2C" in result.stdout  # the comma in the file name is escaped
     assert result.stderr.endswith("0 valid, 1 invalid\n")
@@ -119,6 +122,9 @@ def test_validate_sarif_is_valid_sarif_2_1_0(tmp_path: Path) -> None:
     location = results[0]["locations"][0]
     assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("bad%20card%2C%20v1.json")
     assert location["logicalLocations"][0]["fullyQualifiedName"] == findings[0]["pointer"]
+    assert location["physicalLocation"]["region"] == {"startLine": findings[0]["line"],
+                                                      "startColumn": findings[0]["column"]}
+    assert run["columnKind"] == "unicodeCodePoints"
 
 
 def test_verify_github_annotates_what_failed(tmp_path: Path) -> None:
@@ -129,7 +135,7 @@ def test_verify_github_annotates_what_failed(tmp_path: Path) -> None:
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0] == f"::error file={escape_property(str(unsigned))},title=[no-signature]::no signatures"
-    assert lines[1].startswith(f"::error file={tampered},title=[content-changed] /signatures/0::/signatures/0: ")
+    assert lines[1].startswith(f"::error file={tampered},line=26,col=5,title=[content-changed] /signatures/0::/signatures/0: ")
     assert len(lines) == 2  # nothing about the card that verified
 
 

@@ -80,7 +80,7 @@ def test_refusal_exits_123_and_names_the_gateway_option(tmp_path: Path) -> None:
     result = invoke("downgrade", str(card))
     assert result.exit_code == 123
     assert card.read_text() == text(V1_ONLY)
-    assert f"{card}: error: [interface_protocol_version] /supportedInterfaces:" in result.stderr
+    assert f"{card}:4:3: error: [interface_protocol_version] /supportedInterfaces:" in result.stderr
     assert "--interface-version 0.3" in result.stderr
     assert result.stderr.splitlines()[-1] == "0 cards downgraded, 0 already 0.3, 1 failed"
 

@@ -105,7 +105,7 @@ def test_a_redirected_card_is_named_by_the_url_that_answered(server: LocalServer
     server.routes["/agent-card.json"] = status(301, "/v2/agent-card.json")
     result = invoke("upgrade", *LOCAL, "-v", "--check", server.url("/agent-card.json"))
     assert result.exit_code == 1
-    assert result.stderr.splitlines()[0].startswith(f"{target}: ")
+    assert result.stderr.splitlines()[0].startswith(f"{target}:1:1: ")
 
 
 # -- what a fetch may not do ----------------------------------------------------------------

@@ -41,6 +41,10 @@ def keys(tmp_path: Path, kind: str = "P-256") -> tuple[Path, Path]:
     return private, public
 
 
+#: Where the first signature of each signed golden input is (issue 14: notes name their line and column).
+SIGNATURE_0 = {"weather.0.3.json": "25:5", "invoice.1.0.json": "26:5"}
+
+
 def copy(tmp_path: Path, name: str) -> Path:
     target = tmp_path / name
     shutil.copyfile(GOLDEN / name, target)
@@ -97,7 +101,8 @@ def test_migration_with_sign_key_writes_a_card_that_verifies(tmp_path: Path, com
     card = copy(tmp_path, source)
     result = invoke(command, "--sign-key", private, "--kid", "new-key", "-v", card)
     assert result.exit_code == 0, result.output
-    assert f"{card}: info: [sign] /signatures/0: signed (ES256, key \"new-key\")" in result.stderr
+    # issue 14: the new signature's note is placed at the input's first signature, the place it takes
+    assert f"{card}:{SIGNATURE_0[source]}: info: [sign] /signatures/0: signed (ES256, key \"new-key\")" in result.stderr
     assert kids(card) == ["new-key"]  # the old signature is dropped, the new one added
     signed = json.loads(card.read_text())
     assert {k: v for k, v in signed.items() if k != "signatures"} == json.loads((GOLDEN / expected).read_text())
@@ -130,7 +135,7 @@ def test_wild_signatures_are_dropped_as_not_jws(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert card.read_text() == (GOLDEN / "wild.1.0.json").read_text()
     lossy = [line for line in result.stderr.splitlines() if "[signatures]" in line]
-    assert lossy == [f"{card}: lossy: [signatures] /signatures/{i}: a signature that is not a JWS dropped: the "
+    assert lossy == [f"{card}:{(14, 20, 25)[i]}:5: lossy: [signatures] /signatures/{i}: a signature that is not a JWS dropped: the "
                      "migrated card is different content and would not verify" for i in range(3)]
 
 
@@ -161,7 +166,7 @@ def test_the_patch_and_report_include_the_signature(tmp_path: Path) -> None:
     (entry,) = json.loads(report.read_text())["cards"]
     assert entry["transforms"][-1] == "sign"
     assert {"severity": "info", "transform": "sign", "pointer": "/signatures/0",
-            "message": "signed (EdDSA, key \"p\")"} in entry["notes"]
+            "message": "signed (EdDSA, key \"p\")", "line": 25, "column": 5} in entry["notes"]
 
 
 def test_unchanged_and_refused_cards_are_not_signed(tmp_path: Path) -> None:
@@ -183,7 +188,7 @@ def test_sign_warns_about_verifiers_that_drop_empty_values(tmp_path: Path) -> No
                                          security=[{"key": []}]), indent=2))
     result = invoke("upgrade", "--sign-key", private, "--kid", "k", card)
     assert result.exit_code == 0
-    assert (f"{card}: warning: [sign] /signatures/0: it has empty or default values (/capabilities, "
+    assert (f"{card}:1:1: warning: [sign] /signatures/0: it has empty or default values (/capabilities, "
             "/securityRequirements/0/schemes/key), which verifiers built on the official a2a-sdk drop before "
             "canonicalizing: they will not accept this signature\n") in result.stderr
 
@@ -300,7 +305,8 @@ def test_verify_exit_codes_and_json(tmp_path: Path) -> None:
     assert [(card["verified"], [s["reason"] for s in card["signatures"]]) for card in cards] == [
         (True, [None]), (False, ["content-changed"])]
     assert cards[0]["signatures"][0] == {"pointer": "/signatures/0", "valid": True, "reason": None, "kid": TEST_KID,
-                                         "alg": "EdDSA", "message": f"verified (EdDSA, key \"{TEST_KID}\" from {TEST_JWKS})"}
+                                         "alg": "EdDSA", "message": f"verified (EdDSA, key \"{TEST_KID}\" from {TEST_JWKS})",
+                                         "line": 26, "column": 5}  # the JSON findings have places
 
 
 def test_verify_needs_keys_and_names_a_singular_signature(tmp_path: Path) -> None:

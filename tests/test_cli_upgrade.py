@@ -92,7 +92,7 @@ def test_report_holds_versions_notes_and_labelled_patch(tree: Path) -> None:
     (card,) = json.loads(report_path.read_text())["cards"]
     assert (card["sourceVersion"], card["targetVersion"], card["changed"]) == ("0.3", "1.0", True)
     assert len(card["patch"]) == len(card["transforms"]) and "endpoints" in card["transforms"]
-    assert all(set(note) == {"severity", "transform", "pointer", "message"} for note in card["notes"])
+    assert all(set(note) == {"severity", "transform", "pointer", "message", "line", "column"} for note in card["notes"])
 
 
 def test_output_dir_mirrors_the_tree_and_leaves_sources(tree: Path, tmp_path_factory) -> None:
@@ -113,7 +113,7 @@ def test_refused_and_broken_cards_exit_123_and_the_others_are_processed(tree: Pa
     assert result.exit_code == 123
     lines = result.stderr.splitlines()
     assert f"{tree / 'broken.agent-card.json'}: error: line 1 column 3: not valid JSON: Expecting property name enclosed in double quotes" in lines
-    assert f"{tree / 'nov.agent-card.json'}: error: [card_identity] /version: version is missing; the tool does not invent it: pass --default-version" in lines
+    assert f"{tree / 'nov.agent-card.json'}:1:1: error: [card_identity] /version: version is missing; the tool does not invent it: pass --default-version" in lines
     assert f"{tree / 'missing.json'}: error: no such file or folder" in lines
     assert json.loads((tree / "a" / "agent-card.json").read_text()) == json.loads(CLEAN)
     assert "Traceback" not in result.output
@@ -225,7 +225,8 @@ def test_validate_command_text_json_and_exit_codes(tmp_path: Path) -> None:
     assert invoke("validate", str(good)).exit_code == 0
     result = invoke("validate", str(good), str(bad))
     assert result.exit_code == 1
-    assert f"{bad}: error: /skills/0/name: missing required member 'name' [required]" in result.stdout
+    skill = bad.read_text().index("{", bad.read_text().index('"skills"')) + 1  # the skill lacking a name, on line 1
+    assert f"{bad}:1:{skill}: error: /skills/0/name: missing required member 'name' [required]" in result.stdout
     document = json.loads(invoke("validate", "--format", "json", str(bad)).stdout)
     assert document["cards"][0]["valid"] is False and document["cards"][0]["version"] == "1.0"
     assert invoke("validate", "--version", "0.3", str(good)).exit_code == 1

@@ -173,7 +173,7 @@ def test_include_makes_a_json_file_a_card_without_sniffing(tmp_path: Path) -> No
     assert statuses_under(tmp_path, check(str(tmp_path))[1]) == {"registry/echo.json": "skipped"}
     result, statuses = check("--include", "registry/*.json", str(tmp_path))
     assert statuses_under(tmp_path, statuses) == {"registry/echo.json": "failed"}
-    assert f"{tmp_path / 'registry' / 'echo.json'}: error:" in result.stderr
+    assert f"{tmp_path / 'registry' / 'echo.json'}:1:1: error:" in result.stderr
 
 
 def test_include_in_place_writes_the_included_card(tmp_path: Path) -> None:
@@ -293,7 +293,7 @@ def test_a_named_file_that_is_not_a_card_is_an_error_not_a_skip(tmp_path: Path) 
     result, statuses = check(str(package))
     assert statuses == {str(package): "failed"}
     assert result.exit_code == 123
-    assert result.stderr.startswith(f"{package}: error: ")
+    assert result.stderr.startswith(f"{package}:1:1: error: ")
     assert summary(result) == "0 cards would be upgraded, 0 already 1.0, 1 failed"
 
 

@@ -343,7 +343,7 @@ def print_messages(outcome: Outcome, verbosity: int, batch: bool = False) -> Non
     shown = SHOWN[verbosity]
     for note in outcome.notes:
         if note.severity in shown:  # -q: errors only (a card refused for lossy notes says so in its error)
-            click.echo(f"{outcome.name}: {note_line(note)}", err=True)
+            click.echo(f"{note_place(outcome, note)} {note_line(note)}", err=True)
 
 
 def note_line(note: Note) -> str:
@@ -352,11 +352,21 @@ def note_line(note: Note) -> str:
     return f"{severity_word(note.severity)}: [{note.transform}]{where} {note.message}"
 
 
+def place(name: str, line: int | None, column: int | None) -> str:
+    """``PATH:LINE:COL:`` (issue 14: what editors and linter front ends jump to), or ``PATH:`` with no place."""
+    return f"{name}:{line}:{column}:" if line is not None else f"{name}:"
+
+
+def note_place(outcome: Outcome, note: Note) -> str:
+    """Where a note of ``outcome`` is: ``PATH:LINE:COL:`` in the file its lines count in, else ``NAME:``."""
+    return place(outcome.source or outcome.name, note.line, note.column) if note.line is not None else f"{outcome.name}:"
+
+
 def _print_one_line(outcome: Outcome) -> None:
     notes = sorted((note for note in outcome.notes if note.severity in NEEDS_A_LOOK),
                    key=lambda note: -SEVERITIES.index(note.severity))
-    lines = [f"{severity_word('error')}: {outcome.error}"] if outcome.error else []
-    lines += [note_line(note) for note in notes]
+    lines = [f"{outcome.name}: {severity_word('error')}: {outcome.error}"] if outcome.error else []
+    lines += [f"{note_place(outcome, note)} {note_line(note)}" for note in notes]
     if lines:
         more = f" (and {len(lines) - 1} more: -v shows all)" if len(lines) > 1 else ""
-        click.echo(f"{outcome.name}: {lines[0]}{more}", err=True)
+        click.echo(f"{lines[0]}{more}", err=True)

@@ -11,7 +11,8 @@ from typing import Any
 import click
 
 from a2a_migrate import __version__, discover
-from a2a_migrate.cli.common import EXIT_CHECK, EXIT_INPUT, EXIT_OK, Inputs, input_options, paths_argument, severity_word
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, Inputs, input_options, paths_argument, place,
+                                    severity_word)
 
 
 @click.command()
@@ -88,15 +89,20 @@ def validate_command(paths: Sequence[str], version: str | None, output_format: s
 
 def _validate_card(card: discover.Loaded, version: str | None, strict: bool, output_format: str) -> dict[str, Any]:
     """Validate one card, print its findings (text format), and return its entry of the JSON document."""
+    from a2a_migrate.locate import Locator
     from a2a_migrate.validation import validate
     from a2a_migrate.versions import detect_version
 
     assert card.document is not None  # Inputs yields only cards that parsed
     findings = validate(card.document.original, version)
-    if output_format == "text":
-        for f in findings:
-            click.echo(f"{card.name}: {severity_word(f.severity)}: {f.pointer or '/'}: {f.message} [{f.rule}]")
+    locator = Locator(card.document)  # issue 14: every finding's line and column, for every format
+    entries = []
+    for f in findings:
+        line, column = locator.place(f.pointer)
+        entries.append({"severity": f.severity, "pointer": f.pointer, "message": f.message, "rule": f.rule,
+                        "line": line, "column": column})
+        if output_format == "text":
+            where = place(card.name, line, column)
+            click.echo(f"{where} {severity_word(f.severity)}: {f.pointer or '/'}: {f.message} [{f.rule}]")
     return {"path": card.name, "version": version or detect_version(card.document.original),
-            "valid": not any(f.severity == "error" or strict for f in findings),
-            "findings": [{"severity": f.severity, "pointer": f.pointer, "message": f.message, "rule": f.rule}
-                         for f in findings]}
+            "valid": not any(f.severity == "error" or strict for f in findings), "findings": entries}

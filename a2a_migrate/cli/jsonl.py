@@ -3,8 +3,10 @@
 Each PATH is a JSONL file or ``-`` (stdin); each non-blank line is a card.
 The result of each line goes to stdout (the migrated card as compact JSON, or
 the line unchanged when it did not migrate), messages to stderr as
-``PATH:LINE: severity: ...``, and ``--report FILE`` gets one JSON object per
-line. The work is :mod:`a2a_migrate.jsonl`'s; this module reads and writes.
+``PATH:LINE:COL: severity: ...`` for notes (the column in the line) and
+``PATH:LINE: error: ...`` for a line that could not be read, and ``--report
+FILE`` gets one JSON object per line. The work is :mod:`a2a_migrate.jsonl`'s;
+this module reads and writes.
 """
 
 from __future__ import annotations
@@ -30,11 +32,11 @@ if TYPE_CHECKING:
 def execute_jsonl(run: Run) -> int:
     """Migrate every line of every PATH, writing results, messages and report lines as they come."""
     from a2a_migrate.batch import Job
-    from a2a_migrate.cli.migrate import Tally
+    from a2a_migrate.cli.migrate import Tally, located_severities
 
     _refuse(run)
     job = Job(run.direction, run.options, record=run.report_file is not None, fail_on=run.fail_on,
-              keep_text=not run.check, max_bytes=run.max_bytes)
+              keep_text=not run.check, max_bytes=run.max_bytes, locate=located_severities(run, batch=True))
     tally = Tally(replace(run, report_file=None, show_patch=False))
     tally.batch = True  # a stream is a batch: one line per card that needs a look
     with _report_stream(run.report_file, EXIT_INPUT) as report:

@@ -18,11 +18,12 @@ import click
 
 from a2a_migrate import __version__, discover, io
 from a2a_migrate.cli import transforms as cli_transforms
-from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, SHOWN, echo_diff, echo_error, fetch_all,
-                                    input_options, is_stdout, least_failing, no_cards_found, paths_argument,
-                                    print_messages, protocol_version, refuse_shared_stdout, summary_line, verbosity)
-from a2a_migrate.cli.signing import pop_signing_request, sign_options, with_signing
-from a2a_migrate.context import Options, Severity
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, NEEDS_A_LOOK, SHOWN, echo_diff, echo_error,
+                                    fetch_all, input_options, is_stdout, least_failing, no_cards_found,
+                                    paths_argument, print_messages, protocol_version, refuse_shared_stdout,
+                                    summary_line, verbosity)
+from a2a_migrate.cli.signing import check_signed_form, pop_signing_request, sign_options, with_signing
+from a2a_migrate.context import SEVERITIES, Options, Severity
 from a2a_migrate.progress import Progress
 
 if TYPE_CHECKING:  # the batch (and through it the chain) is imported by the commands that migrate, when they run
@@ -170,6 +171,7 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
                       default_description=default_description, default_version=default_version,
                       default_url=default_url, default_provider_url=default_provider_url,
                       keep_signatures=keep_signatures, **extra)
+    check_signed_form(sign_request, "hybrid" if options.hybrid else "1.0" if direction == "up" else "0.3")
     options = with_signing(options, sign_request)  # issue 7: batch.migrate_text signs what it writes
     options = cli_transforms.checked(options)  # issue 13: a chain that cannot run is a usage error
     run = Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
@@ -196,11 +198,11 @@ def execute(run: Run) -> int:
     _refuse_shared_stdout(run)
     write: Literal["no", "in_place", "to_folder"] = (
         "no" if not run.writes else "to_folder" if run.output_dir is not None else "in_place")
-    job = Job(run.direction, run.options, record=run.show_patch or run.report_file is not None, fail_on=run.fail_on,
-              write=write, output_dir=str(run.output_dir) if run.output_dir is not None else None,
-              keep_text=run.show_diff, max_bytes=run.max_bytes)
     found, problems = discover.expand(run.paths, run.include, run.exclude, remove_stale=run.writes)
     tally = Tally(run, found)
+    job = Job(run.direction, run.options, record=run.show_patch or run.report_file is not None, fail_on=run.fail_on,
+              write=write, output_dir=str(run.output_dir) if run.output_dir is not None else None,
+              keep_text=run.show_diff, max_bytes=run.max_bytes, locate=located_severities(run, tally.batch))
     for problem in problems:
         tally.add(Outcome(problem.path, "failed", error=problem.reason), problem.arg)
     order = [item.url or str(item.path) for item in found]
@@ -225,6 +227,19 @@ def execute(run: Run) -> int:
         tally.add(outcome)
     tally.progress.clear()
     return tally.finish()
+
+
+def located_severities(run: Run, batch: bool) -> tuple[Severity, ...]:
+    """The notes that get a line and column (issue 14): those a report or a message line may show.
+
+    Locating is done in the worker, where the card's text is; a quiet run
+    locates only errors, and a batch at the default verbosity only what needs a look.
+    """
+    if run.report_file is not None:
+        return SEVERITIES
+    one_line = batch and run.verbosity == 0 and run.output_format == "text"
+    shown = NEEDS_A_LOOK if one_line else SHOWN[run.verbosity]
+    return tuple(severity for severity in SEVERITIES if severity in shown)
 
 
 def _refuse_shared_stdout(run: Run) -> None:

@@ -21,13 +21,14 @@ import click
 from a2a_migrate import discover, io
 from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, EXIT_USAGE, Inputs, input_options, paths_argument,
                                     refuse_shared_stdout)
-from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT
+from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT, SDK_FORM, SIGNED_FORMS, SPEC_FORM
 
 if TYPE_CHECKING:  # the signing service is imported only when a command signs or verifies
     from a2a_migrate import signing
     from a2a_migrate.context import Options
 
-__all__ = ["pop_signing_request", "sign_command", "sign_options", "verify_command", "with_signing"]
+__all__ = ["check_signed_form", "pop_signing_request", "sign_command", "sign_options", "verify_command",
+           "with_signing"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,10 +40,15 @@ class SigningUsageError(click.ClickException):
 
 
 _ALG = click.Choice(list(ALGORITHMS))
+_FORM = click.Choice(list(SIGNED_FORMS))
+_SIGNED_FORM_HELP = ("What the signature covers: spec (default) the card as published, which verifiers that follow "
+                     "spec 8.4 check; sdk the form the official a2a-sdk's verifier checks (empty values, defaults "
+                     "and members 1.0 does not define left out). Where the two differ, each verifier refuses the "
+                     "other's signature. sdk needs a 1.0 card.")
 
 
 def sign_options(command: F) -> F:
-    """Add ``--sign-key``, ``--kid``, ``--jku`` and ``--alg`` to a migration command."""
+    """Add ``--sign-key``, ``--kid``, ``--jku``, ``--alg`` and ``--signed-form`` to a migration command."""
     decorators = [
         click.option("--sign-key", "sign_key", metavar="FILE", type=click.Path(dir_okay=False),
                      help="Sign each card written with this private key (PEM or JWK file); old signatures are "
@@ -52,6 +58,7 @@ def sign_options(command: F) -> F:
         click.option("--jku", "sign_jku", metavar="URL", help="URL of the JWK Set that holds the public key (https)."),
         click.option("--alg", "sign_alg", type=_ALG, default=None,
                      help="JWS algorithm (default: from the key: ES256/ES384/ES512 by curve, RS256, EdDSA)."),
+        click.option("--signed-form", "sign_form", type=_FORM, default=None, help=_SIGNED_FORM_HELP),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -71,19 +78,29 @@ def pop_signing_request(options: dict[str, Any]) -> signing.SigningRequest | Non
     """Take the :func:`sign_options` values out of a command's keyword arguments."""
     key_file = options.pop("sign_key", None)
     kid, jku, alg = options.pop("sign_kid", None), options.pop("sign_jku", None), options.pop("sign_alg", None)
+    form = options.pop("sign_form", None)
     if key_file is None:
-        given = [name for name, value in (("--kid", kid), ("--jku", jku), ("--alg", alg)) if value is not None]
+        given = [name for name, value in (("--kid", kid), ("--jku", jku), ("--alg", alg), ("--signed-form", form))
+                 if value is not None]
         if given:
             raise SigningUsageError(f"{', '.join(given)} only make sense with --sign-key")
         return None
-    return _request(key_file, kid, alg, jku)
+    return _request(key_file, kid, alg, jku, form or SPEC_FORM)
 
 
-def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None) -> signing.SigningRequest:
+def check_signed_form(request: signing.SigningRequest | None, target: str) -> None:
+    """Refuse ``--signed-form sdk`` for a migration that writes no 1.0 card (``target``: what it writes)."""
+    if request is not None and request.signed_form == SDK_FORM and target != "1.0":
+        raise SigningUsageError(f"--signed-form sdk signs 1.0 cards, and this run writes {target} cards: "
+                                "the a2a-sdk reads those through a 0.3 mapping that is not modelled")
+
+
+def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None,
+             signed_form: str) -> signing.SigningRequest:
     from a2a_migrate import signing
 
     try:
-        return signing.signing_request(key_file, kid, alg, jku)
+        return signing.signing_request(key_file, kid, alg, jku, signed_form)
     except signing.SigningError as error:
         raise SigningUsageError(str(error)) from None
 
@@ -96,21 +113,24 @@ def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None) -
 @click.option("--jku", metavar="URL", help="URL of the JWK Set that holds the public key (https).")
 @click.option("--alg", type=_ALG, default=None,
               help="JWS algorithm (default: from the key: ES256/ES384/ES512 by curve, RS256, EdDSA).")
+@click.option("--signed-form", type=_FORM, default=SPEC_FORM, help=_SIGNED_FORM_HELP)
 @click.option("--replace", is_flag=True, help="Remove the card's existing signatures first.")
 @input_options("sign")
 def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str | None, alg: str | None,
-                 replace: bool, include: Sequence[str], exclude: Sequence[str], max_file_size: int) -> None:
+                 signed_form: str, replace: bool, include: Sequence[str], exclude: Sequence[str],
+                 max_file_size: int) -> None:
     """Sign Agent Cards (spec 8.4): a detached JWS over the RFC 8785 form of the card.
 
     The signature is added to the card's signatures (one of the same kid is
     replaced), in place and atomically, keeping the file's layout. CARD is a
     card file, a folder (its card files), - (stdin to stdout) or an https://
-    URL (to stdout).
+    URL (to stdout). With --signed-form sdk it signs the form the official
+    a2a-sdk's verifier checks.
     """
     from a2a_migrate import signing
 
     refuse_shared_stdout(paths, "sign them one at a time")  # a card read from stdin or a URL goes to stdout
-    request = _request(key_file, kid, alg, jku)
+    request = _request(key_file, kid, alg, jku, signed_form)
     inputs = Inputs(paths, include, exclude, max_file_size, remove_stale=True)  # sign writes cards, as upgrade does
     signed = 0
     for card in inputs:
@@ -130,7 +150,7 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
             continue
         signed += 1
         click.echo(f"{name}: signed ({request.describe()}) at {pointer}", err=True)
-        for text in signing.interop_warnings(document.data):
+        for text in signing.interop_warnings(document.data, signed_form):
             click.echo(f"{name}: warning: {text}", err=True)
     inputs.empty()
     click.echo(inputs.summary(f"{signed} {'card' if signed == 1 else 'cards'} signed"), err=True)
@@ -150,13 +170,16 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
               metavar="SECONDS", help="Time limit for fetching one jku, all of it.")
 @click.option("--jku-max-bytes", type=click.IntRange(min=1), default=JKU_MAX_BYTES, show_default=True,
               metavar="N", help="Size limit of a fetched JWK Set.")
+@click.option("--signed-form", type=_FORM, default=SPEC_FORM,
+              help="What a valid signature covers: spec (default) the card as published, as verifiers that follow "
+                   "spec 8.4 check; sdk the form the official a2a-sdk's verifier checks.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
               help="text: one line per signature on stdout; json: one document for machines; github: GitHub Actions "
                    "annotations of what failed.")
 @input_options("verify")
 def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: Sequence[str], fetch_jku: bool,
-                   jku_timeout: float, jku_max_bytes: int, output_format: str, include: Sequence[str],
-                   exclude: Sequence[str], max_file_size: int) -> None:
+                   jku_timeout: float, jku_max_bytes: int, signed_form: str, output_format: str,
+                   include: Sequence[str], exclude: Sequence[str], max_file_size: int) -> None:
     """Check the signatures of Agent Cards (spec 8.4.3).
 
     One line per signature: verified, or failed with a reason: not-a-jws,
@@ -181,12 +204,13 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
         assert loaded.document is not None  # Inputs yields only cards that parsed
         name, card = loaded.name, io.to_plain(loaded.document.data)
         try:
-            checks = signing.verify(card, keys, fetch)
+            checks = signing.verify(card, keys, fetch, signed_form)
         except signing.MissingExtra as error:
             raise SigningUsageError(str(error)) from None
         verified = any(check.valid for check in checks)
         unverified += not verified
-        cards.append({"path": name, "verified": verified, "signatures": [check.as_dict() for check in checks]})
+        entries = _located_checks(loaded.document, checks)
+        cards.append({"path": name, "verified": verified, "signatures": entries})
         if output_format == "text":
             _print_checks(name, card, checks)
     if output_format == "json":
@@ -198,6 +222,18 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
     empty = inputs.empty()
     click.echo(inputs.summary(f"{len(cards) - unverified} verified", f"{unverified} not verified"), err=True)
     sys.exit(EXIT_INPUT if inputs.failed or empty else EXIT_CHECK if unverified else EXIT_OK)
+
+
+def _located_checks(document: io.Document, checks: Sequence[signing.Check]) -> list[dict[str, Any]]:
+    """Each check as JSON, with the line and column of its signature (issue 14)."""
+    from a2a_migrate.locate import Locator
+
+    locator = Locator(document)
+    entries = []
+    for check in checks:
+        line, column = locator.place(check.pointer)
+        entries.append({**check.as_dict(), "line": line, "column": column})
+    return entries
 
 
 def _print_checks(name: str, card: Any, checks: Sequence[signing.Check]) -> None:

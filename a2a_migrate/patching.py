@@ -105,6 +105,9 @@ class Patcher:
         elif name == "replace":
             parent, token = self._parent(path)
             old = self._get(parent, token, path)
+            # A replaced object's members may come back inside the new value (a scheme rewritten in its
+            # 1.0 form): as for a removed one, they bring their comments and quoting.
+            self._removed.extend(_inner_members(old))
             self._set(parent, token, _restyled(old, self._fresh(op["value"])[0]))
         elif name == "move":
             self._move(op["from"], path)

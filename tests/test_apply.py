@@ -295,3 +295,14 @@ def test_applier_agrees_with_jsonpatch(source: Path) -> None:
     assert outcome.status != "failed"
     ours = apply_ops(json.loads(text), outcome.patch)
     assert ours == jsonpatch.apply_patch(json.loads(text), outcome.patch)
+
+
+def test_a_replaced_object_hands_its_members_comments_to_the_new_value() -> None:
+    """``replace`` of a whole YAML object: a member that comes back inside the new value keeps its comment
+    and quoting, as for a removed one (the security_schemes transform replaces a scheme whole)."""
+    text = "schemes:\n  key:  # issued by the portal\n    type: apiKey\n    in: 'header'  # no query keys\n"
+    document = io.parse(text, "card.yaml")
+    Patcher(document.data).apply([{"op": "replace", "path": "/schemes/key",
+                                   "value": {"apiKeySecurityScheme": {"location": "header"}}}])
+    assert document.render() == ("schemes:\n  key:  # issued by the portal\n    apiKeySecurityScheme:\n"
+                                 "      location: 'header'  # no query keys\n")

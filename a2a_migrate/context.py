@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+
+from a2a_migrate.pointer import join
 
 if TYPE_CHECKING:
     from a2a_migrate.recipes import Recipe
@@ -123,6 +126,9 @@ class Context:
     #: A plain copy of the card as it came in, for transforms that must know
     #: whether the chain changed anything (signatures).
     original: Any = None
+    #: The RFC 6902 operations of the transform now running, when the engine
+    #: records them (None: it does not, and the editing methods below only edit).
+    ops: list[dict[str, Any]] | None = None
 
     def note(self, pointer: str, severity: Severity, message: str) -> None:
         """Record a note from the transform now running."""
@@ -144,3 +150,94 @@ class Context:
     def failed(self) -> bool:
         """True once any transform has recorded an error."""
         return any(note.severity == "error" for note in self.notes)
+
+    # -- edits of the card, recorded as RFC 6902 operations ---------------------------------------
+    #
+    # A transform that sets RECORDS_EDITS makes every change to the card through
+    # these methods, naming the pointer of the container it edits (``at``), so
+    # that the engine need not copy and diff the card around it. Each operation
+    # holds a plain JSON copy of its value taken at the edit: a later edit of
+    # the same value must not change an earlier operation. Objects not yet in
+    # the card (a new interface being built) are edited with :mod:`edit` itself.
+
+    def set(self, container: Any, key: str | int, value: Any, *, at: str) -> None:
+        """``container[key] = value``: a member (added or replaced in place) or an array item."""
+        if self.ops is not None:
+            self._record("replace" if _holds(container, key) else "add", join(at, key), value)
+        container[key] = value
+
+    def insert_at(self, mapping: MutableMapping[str, Any], index: int, key: str, value: Any, *, at: str) -> None:
+        """:func:`edit.insert_at`, recorded."""
+        if self.ops is not None:
+            self._record("replace" if key in mapping else "add", join(at, key), value)
+        from a2a_migrate import edit  # not on the command line's import path
+
+        edit.insert_at(mapping, index, key, value)
+
+    def replace(self, mapping: MutableMapping[str, Any], old_keys: Iterable[str], new_key: str, value: Any, *,
+                at: str) -> None:
+        """:func:`edit.replace`, recorded: the old members removed, the new one added."""
+        old_keys = list(old_keys)
+        if self.ops is not None:
+            for key in old_keys:
+                if key != new_key and key in mapping:
+                    self.ops.append({"op": "remove", "path": join(at, key)})
+            self._record("replace" if new_key in mapping else "add", join(at, new_key), value)
+        from a2a_migrate import edit  # not on the command line's import path
+
+        edit.replace(mapping, old_keys, new_key, value)
+
+    def rename(self, mapping: MutableMapping[str, Any], old_key: str, new_key: str, *, at: str) -> None:
+        """:func:`edit.rename`, recorded as a ``move`` (which keeps the member's YAML comment when applied)."""
+        if self.ops is not None and old_key in mapping and old_key != new_key:
+            self.ops.append({"op": "move", "from": join(at, old_key), "path": join(at, new_key)})
+        from a2a_migrate import edit  # not on the command line's import path
+
+        edit.rename(mapping, old_key, new_key)
+
+    def remove(self, container: Any, key: str | int, *, at: str) -> Any:
+        """Remove a member (:func:`edit.remove`, which keeps the YAML comment lines after it) or an array
+        item, and return its value."""
+        if self.ops is not None:
+            self.ops.append({"op": "remove", "path": join(at, key)})
+        if isinstance(container, list):
+            return container.pop(key)  # type: ignore[arg-type]
+        from a2a_migrate import edit
+
+        return edit.remove(container, key)  # type: ignore[arg-type]
+
+    def pop(self, container: Any, key: str | int, *, at: str) -> Any:
+        """``container.pop(key)``, recorded: unlike :meth:`remove`, YAML comment lines after a member go with it."""
+        if self.ops is not None:
+            self.ops.append({"op": "remove", "path": join(at, key)})
+        return container.pop(key)
+
+    def append(self, items: list[Any], value: Any, *, at: str) -> None:
+        """Add ``value`` at the end of an array."""
+        if self.ops is not None:
+            self._record("add", join(at, len(items)), value)
+        items.append(value)
+
+    def set_items(self, items: list[Any], values: list[Any], *, at: str) -> None:
+        """Make an array hold ``values``, in place (a YAML flow list stays one): item by item."""
+        if self.ops is not None:
+            for index, value in enumerate(values[:len(items)]):
+                if value is not items[index]:  # (an item kept is the very object: no operation)
+                    self._record("replace", join(at, index), value)
+            for index in reversed(range(len(values), len(items))):
+                self.ops.append({"op": "remove", "path": join(at, index)})
+            for index in range(len(items), len(values)):
+                self._record("add", join(at, index), values[index])
+        items[:] = values
+
+    def _record(self, op: str, path: str, value: Any) -> None:
+        from a2a_migrate.io import json_copy
+
+        assert self.ops is not None
+        self.ops.append({"op": op, "path": path, "value": json_copy(value)})
+
+
+def _holds(container: Any, key: str | int) -> bool:
+    return isinstance(key, int) and 0 <= key < len(container) if isinstance(container, list) else key in container
+
+

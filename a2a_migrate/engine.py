@@ -1,9 +1,12 @@
 """Run a chain of transforms over a card and record what each one changed.
 
-The engine, not the transforms, produces the patch: it snapshots the card
-around each transform and turns the difference into RFC 6902 operations
-labelled with the transform's name. Applying all operations in order to the
-input gives the output.
+Each transform's changes become RFC 6902 operations labelled with its name;
+applying all operations in order to the input gives the output. The built-in
+transforms record their operations as they edit (``RECORDS_EDITS``: every edit
+goes through the :class:`~a2a_migrate.context.Context` methods, which know the
+pointers). For any other transform (a plugin, a recipe step) the engine copies
+the card around it and diffs the copies, so that a transform mutating the card
+however it likes still gets a right patch.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from a2a_migrate.context import Context, Note, Options
-from a2a_migrate.io import TIMESTAMP, to_plain
+from a2a_migrate.io import json_values, to_plain
 from a2a_migrate.versions import V0_3, V1_0, detect_version
 
 Direction = Literal["up", "down"]
@@ -83,36 +86,65 @@ def run(
     rewrite needs.
     """
     source = detect_version(card)
-    before = original if original is not None else to_plain(card)
-    start = before
+    start = original if original is not None else to_plain(card)
     ctx = Context(options or Options(), original=start)
     changes: list[Change] = []
+    trusted = record and not shares_objects(card)
+    before: Any = start  # a copy of the card as it is now, while one is kept (None: none is)
     for module in chain:
         ctx.transform = transform_name(module)
+        if trusted and getattr(module, "RECORDS_EDITS", False):
+            ctx.ops = []
+            getattr(module, direction)(card, ctx)
+            changes.extend(Change(ctx.transform, op) for op in ctx.ops)
+            before = None if ctx.ops else before
+            continue
+        ctx.ops = None
+        if record and before is None:
+            before = to_plain(card)
         getattr(module, direction)(card, ctx)
         if record:
             after = to_plain(card)
             if after != before:
-                changes.extend(Change(ctx.transform, op) for op in _diff(before, after))
+                changes.extend(Change(ctx.transform, op) for op in diff(before, after))
             before = after
+    ctx.ops = None
     # Without a record, compare the working copy itself: dict equality holds across
-    # ruamel's types, and a copy per card would cost as much as a parse.
-    final = before if record else card
-    return Result(card, source, TARGET[direction], ctx.notes, changes, final != start)
+    # ruamel's types, and a copy per card would cost as much as a parse. With one, no
+    # operation means no change; operations may still cancel out, which only a copy tells.
+    if not record:
+        changed = card != start
+    else:
+        changed = bool(changes) and (before if before is not None else to_plain(card)) != start
+    return Result(card, source, TARGET[direction], ctx.notes, changes, changed)
 
 
-def _diff(before: Any, after: Any) -> list[dict[str, Any]]:
+def shares_objects(card: Any) -> bool:
+    """Whether one object or array stands in two places of the card: a YAML alias.
+
+    An edit made through one place shows through the other, which only a diff
+    of copies sees. Parsed JSON and plain copies (``io.to_plain``, which the
+    API makes of every card it is given) share nothing: only a YAML card (a
+    ruamel mapping) is walked.
+    """
+    if type(card) is dict:
+        return False
+    seen: set[int] = set()
+    pending = [card]
+    while pending:
+        node = pending.pop()
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if id(child) in seen:
+                    return True
+                seen.add(id(child))
+                pending.append(child)
+    return False
+
+
+def diff(before: Any, after: Any) -> list[dict[str, Any]]:
+    """The RFC 6902 operations from one plain copy of a card to another (as JSON values)."""
     import jsonpatch
 
-    return [_json_values(op) for op in jsonpatch.make_patch(before, after).patch]
-
-
-def _json_values(value: Any) -> Any:
-    """An operation as JSON: a YAML timestamp (``io.to_plain``'s marker) is its ISO string."""
-    if isinstance(value, dict):
-        if len(value) == 1 and TIMESTAMP in value:
-            return value[TIMESTAMP]
-        return {key: _json_values(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_values(item) for item in value]
-    return value
+    return [json_values(op) for op in jsonpatch.make_patch(before, after).patch]

@@ -33,9 +33,10 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from a2a_migrate import edit
-from a2a_migrate.context import Note, Options
-from a2a_migrate.engine import Change, Result, run
+from a2a_migrate.context import Context, Note, Options
+from a2a_migrate.engine import Change, Result, diff, run, shares_objects
 from a2a_migrate.io import to_plain
+from a2a_migrate.pointer import join
 from a2a_migrate.versions import HYBRID
 
 #: The label of the patch operations that add the 0.3 members.
@@ -57,31 +58,35 @@ def merge(v1_card: Any, v03_card: Any) -> Any:
     return merged
 
 
-def merge_into(target: MutableMapping[str, Any], extra: Mapping[str, Any]) -> None:
+def merge_into(target: MutableMapping[str, Any], extra: Mapping[str, Any], ctx: Context | None = None,
+               at: str = "") -> None:
     """Add to ``target``, in place, every member of ``extra`` it lacks, recursively.
 
     A new member goes after the member that precedes it in ``extra`` and after
     the members only ``target`` has that follow that one, so each 0.3 member
     lands just after its 1.0 counterpart (``url`` after ``supportedInterfaces``,
     ``security`` after ``securityRequirements``). In place, so that a YAML
-    card keeps its comments.
+    card keeps its comments. With ``ctx`` each new member is added through it
+    (``at`` is the pointer of ``target``), which records the operation.
     """
     anchor: str | None = None
     for key, value in extra.items():
         if key in target:
-            _merge_value(target[key], value)
+            _merge_value(target[key], value, ctx, join(at, key))
+        elif ctx is not None:
+            ctx.insert_at(target, _after(target, anchor, extra), key, to_plain(value), at=at)
         else:
             edit.insert_at(target, _after(target, anchor, extra), key, to_plain(value))
         anchor = key
 
 
-def _merge_value(target: Any, extra: Any) -> None:
+def _merge_value(target: Any, extra: Any, ctx: Context | None, at: str) -> None:
     if isinstance(target, MutableMapping) and isinstance(extra, Mapping):
-        merge_into(target, extra)
+        merge_into(target, extra, ctx, at)
     elif isinstance(target, list) and isinstance(extra, list) and len(target) == len(extra):
-        for mine, theirs in zip(target, extra):
+        for index, (mine, theirs) in enumerate(zip(target, extra)):
             if isinstance(mine, MutableMapping) and isinstance(theirs, Mapping):
-                merge_into(mine, theirs)
+                merge_into(mine, theirs, ctx, join(at, index))
 
 
 def _after(target: Mapping[str, Any], anchor: str | None, extra: Mapping[str, Any]) -> int:
@@ -110,24 +115,22 @@ def migrate(card: Any, options: Options, *, original: Any = None, record: bool =
         downgraded = run(to_plain(card), "down", DOWNGRADE, options, record=False)
         notes += downgraded.notes
         if downgraded.ok:
-            before = to_plain(card) if record else None
-            _add_v03_members(card, downgraded.card)
-            changes += [Change(TRANSFORM, op) for op in _diff(before, to_plain(card))] if record else []
+            changes += [Change(TRANSFORM, op) for op in _add_v03_members(card, downgraded.card, record)]
     return Result(card, upgraded.source_version, HYBRID, _unique(notes), changes, to_plain(card) != start)
 
 
-def _add_v03_members(card: Any, v03_card: Any) -> None:
-    merge_into(card, v03_card)
+def _add_v03_members(card: Any, v03_card: Any, record: bool) -> list[dict[str, Any]]:
+    """Merge the 0.3 members in; with ``record``, the operations that did it."""
+    # A YAML alias is one object in two places, which a merge into one changes in both: only a diff sees that.
+    diffed = record and shares_objects(card)
+    before = to_plain(card) if diffed else None
+    ctx = Context(transform=TRANSFORM, ops=[] if record and not diffed else None)
+    merge_into(card, v03_card, ctx)
     # The downgrade decided about signatures against the 1.0 card; that holds
     # for the hybrid, which differs from the 1.0 card by at least as much.
-    if "signatures" not in v03_card:
-        card.pop("signatures", None)
-
-
-def _diff(before: Any, after: Any) -> list[dict[str, Any]]:
-    import jsonpatch
-
-    return list(jsonpatch.make_patch(before, after).patch)
+    if "signatures" not in v03_card and "signatures" in card:
+        ctx.pop(card, "signatures", at="")
+    return diff(before, to_plain(card)) if diffed else ctx.ops or []
 
 
 def _unique(notes: list[Note]) -> list[Note]:

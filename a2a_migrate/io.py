@@ -67,6 +67,26 @@ def to_plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=_non_json))
 
 
+#: Types of card values that are JSON as they are (a ruamel scalar is a subclass, and is copied).
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def json_copy(value: Any) -> Any:
+    """A JSON copy of a card value, for a patch: :func:`to_plain`, with a YAML timestamp as its ISO string."""
+    return value if type(value) in _JSON_SCALARS else json_values(to_plain(value))
+
+
+def json_values(value: Any) -> Any:
+    """A value of :func:`to_plain` as JSON: a YAML timestamp's marker becomes its ISO string."""
+    if isinstance(value, dict):
+        if len(value) == 1 and TIMESTAMP in value:
+            return value[TIMESTAMP]
+        return {key: json_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_values(item) for item in value]
+    return value
+
+
 def _non_json(value: Any) -> Any:
     import datetime
 

@@ -8,10 +8,13 @@ every skill, in the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a_migrate.cardtree import skills
 from a2a_migrate.pointer import join
+
+if TYPE_CHECKING:
+    from a2a_migrate.context import Context
 
 #: Rewrites one requirement's ``schemes`` map into zero or more alternatives.
 Rewrite = Callable[[dict[str, Any]], list[dict[str, Any]]]
@@ -26,9 +29,9 @@ def holders(card: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
             yield join(pointer, "securityRequirements"), skill
 
 
-def rewrite(card: Mapping[str, Any], change: Rewrite) -> None:
-    """Replace each requirement by the alternatives ``change`` returns for its schemes."""
-    for _, holder in holders(card):
+def rewrite(card: Mapping[str, Any], change: Rewrite, ctx: Context) -> None:
+    """Replace each requirement by the alternatives ``change`` returns for its schemes (edits through ``ctx``)."""
+    for pointer, holder in holders(card):
         rewritten: list[Any] = []
         for requirement in holder["securityRequirements"]:
             schemes = requirement.get("schemes") if isinstance(requirement, Mapping) else None
@@ -36,7 +39,16 @@ def rewrite(card: Mapping[str, Any], change: Rewrite) -> None:
                 rewritten.append(requirement)
                 continue
             rewritten.extend(_as_requirement(alternative) for alternative in change(dict(schemes)))
-        holder["securityRequirements"] = rewritten
+        write(holder, pointer, rewritten, ctx)
+
+
+def write(holder: Any, pointer: str, requirements: list[Any], ctx: Context) -> None:
+    """Put ``requirements`` in place of the holder's (``pointer`` as :func:`holders` gives it), recorded
+    only where they differ: the same requirements as a new list are no change."""
+    if requirements != holder["securityRequirements"]:
+        ctx.set(holder, "securityRequirements", requirements, at=pointer.rsplit("/", 1)[0])
+    else:
+        holder["securityRequirements"] = requirements
 
 
 def _as_requirement(schemes: dict[str, Any]) -> dict[str, Any]:

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_migrate import edit
 from a2a_migrate.cardtree import camel_name
 from a2a_migrate.context import Context, show
+
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
 
 
 def _from_flags(flags: list[Any], ctx: Context) -> dict[str, bool]:
@@ -32,13 +35,13 @@ def _ensure_object(card: Any, ctx: Context) -> None:
     if isinstance(value, Mapping):
         return
     if value is None:
-        edit.insert_at(card, len(card), "capabilities", {})
+        ctx.insert_at(card, len(card), "capabilities", {}, at="")
         ctx.note("/capabilities", "assumed", "capabilities is required: written as {}")
     elif isinstance(value, list):
-        card["capabilities"] = _from_flags(value, ctx)
+        ctx.set(card, "capabilities", _from_flags(value, ctx), at="")
         ctx.note("/capabilities", "assumed", "capabilities given as a list of flag names: written as an object of true flags")
     else:
-        card["capabilities"] = {}
+        ctx.set(card, "capabilities", {}, at="")
         ctx.note("/capabilities", "lossy", f"capabilities {show(value)} is not an object: replaced by {{}}")
 
 
@@ -50,8 +53,8 @@ def _move_top_level_extensions(card: Any, ctx: Context) -> None:
         return  # not A2A extensions: left for the vendor-member report
     target = card["capabilities"].get("extensions")
     merged = (list(target) if isinstance(target, list) else []) + list(extensions)
-    edit.remove(card, "extensions")
-    card["capabilities"]["extensions"] = merged
+    ctx.remove(card, "extensions", at="")
+    ctx.set(card["capabilities"], "extensions", merged, at="/capabilities")
     ctx.note("/extensions", "assumed", "top-level extensions moved to capabilities.extensions, where both versions define them")
 
 

@@ -13,6 +13,10 @@ from typing import Any
 
 from a2a_migrate.context import Context, show
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 _MEMBERS = (
     ("name", "default_name", "--default-name"),
     ("description", "default_description", "--default-description"),
@@ -27,12 +31,12 @@ def _check(card: Any, ctx: Context) -> None:
             continue
         if isinstance(value, (int, float, datetime.date)) and not isinstance(value, bool) and member == "version":
             # a YAML reader turns `version: 2024-01-01` or `version: 1.2` into a date or a number
-            card[member] = str(value)
+            ctx.set(card, member, str(value), at="")
             ctx.note(f"/{member}", "assumed", f"version {value} written as the string {show(str(value))}")
             continue
         default = getattr(ctx.options, option)
         if default is not None:
-            card[member] = default
+            ctx.set(card, member, default, at="")
             ctx.filled(f"/{member}", member, value, default, flag)
         else:
             what = "is missing" if value is None else f"is {show(value)}, not a non-empty string"

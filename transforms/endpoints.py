@@ -34,6 +34,10 @@ from a2a_migrate.versions import LEGACY_ENDPOINT_MEMBERS, major_minor
 
 from .interface_protocol_version import legacy_version
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 #: The members an interface means (0.3 and 1.0 names); anything else is the author's.
 _INTERFACE_MEMBERS = frozenset({"url", "protocolBinding", "protocolVersion", "tenant", "transport"})
 #: Members of interface objects that name a binding in cards seen in the wild.
@@ -57,22 +61,29 @@ def _binding(value: Any, pointer: str, ctx: Context) -> str:
 def _repair_interface(interface: Any, pointer: str, ctx: Context) -> None:
     """Give a 1.0 interface object a canonical ``protocolBinding``."""
     if "protocolBinding" in interface:
-        interface["protocolBinding"] = _binding(interface["protocolBinding"], join(pointer, "protocolBinding"), ctx)
+        _set_binding(interface, "protocolBinding", pointer, ctx)
         transport = interface.get("transport")
         if "transport" in interface:
-            edit.remove(interface, "transport")
+            ctx.remove(interface, "transport", at=pointer)
             same = bindings.canonical(transport) == interface["protocolBinding"] or transport == interface["protocolBinding"]
             ctx.note(join(pointer, "transport"), "info" if same else "lossy",
                      "0.3 transport dropped beside protocolBinding" + ("" if same else f" (it said {show(transport)})"))
         return
     if "transport" in interface:
-        edit.rename(interface, "transport", "protocolBinding")
-        interface["protocolBinding"] = _binding(interface["protocolBinding"], join(pointer, "transport"), ctx)
+        ctx.rename(interface, "transport", "protocolBinding", at=pointer)
+        _set_binding(interface, "transport", pointer, ctx)
         ctx.note(join(pointer, "transport"), "info", "interface transport written as protocolBinding")
         return
     spelled = next((interface[k] for k in _BINDING_SPELLINGS if bindings.canonical(interface.get(k))), None)
     position = edit.position(interface, "url") + 1
-    edit.insert_at(interface, position, "protocolBinding", _binding(spelled, join(pointer, "protocolBinding"), ctx))
+    ctx.insert_at(interface, position, "protocolBinding", _binding(spelled, join(pointer, "protocolBinding"), ctx), at=pointer)
+
+
+def _set_binding(interface: Any, spelled_as: str, pointer: str, ctx: Context) -> None:
+    """Write the interface's ``protocolBinding`` canonically (notes point at the member as the card spelled it)."""
+    binding = _binding(interface["protocolBinding"], join(pointer, spelled_as), ctx)
+    if binding is not interface["protocolBinding"]:  # (as written: no edit)
+        ctx.set(interface, "protocolBinding", binding, at=pointer)
 
 
 def _key(interface: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -107,11 +118,17 @@ def _legacy_interfaces(card: Any, ctx: Context) -> list[tuple[str, Any]]:
     return found
 
 
-def _with_version(interface: Any, version: Any) -> Any:
-    """Give the interface the card's version, before any ``tenant`` (the proto's order)."""
+def _with_version(interface: Any, version: Any, ctx: Context | None = None, at: str = "") -> Any:
+    """Give the interface the card's version, before any ``tenant`` (the proto's order).
+
+    An interface already in the card is edited through ``ctx`` (at pointer ``at``), a new one directly.
+    """
     if version is not None and "protocolVersion" not in interface:
-        at = edit.position(interface, "tenant")
-        edit.insert_at(interface, at, "protocolVersion", version)
+        index = edit.position(interface, "tenant")
+        if ctx is not None:
+            ctx.insert_at(interface, index, "protocolVersion", version, at=at)
+        else:
+            edit.insert_at(interface, index, "protocolVersion", version)
     return interface
 
 
@@ -132,7 +149,7 @@ def _from_legacy(card: Any, ctx: Context) -> None:
     if interfaces:
         edit.move_comment(card, "protocolVersion", interfaces[0], "protocolVersion")
     legacy = [key for key in card if key in LEGACY_ENDPOINT_MEMBERS]
-    edit.replace(card, legacy, "supportedInterfaces", interfaces)
+    ctx.replace(card, legacy, "supportedInterfaces", interfaces, at="")
     if interfaces:
         ctx.note("/url", "info", "url, preferredTransport and additionalInterfaces moved to supportedInterfaces")
 
@@ -157,7 +174,7 @@ def _strip_hybrid(card: Any, ctx: Context) -> None:
     version = card.get("protocolVersion")
     for index, interface in enumerate(interfaces):
         if isinstance(interface, Mapping) and "protocolVersion" not in interface and version is not None:
-            _with_version(interface, version)
+            _with_version(interface, version, ctx, join("/supportedInterfaces", index))
             ctx.note(join("/supportedInterfaces", index, "protocolVersion"), "assumed",
                      f"interface had no protocolVersion: the card's {show(version)} used")
     for pointer, interface in _legacy_interfaces(card, ctx):
@@ -167,10 +184,10 @@ def _strip_hybrid(card: Any, ctx: Context) -> None:
         if match is not None:
             ctx.note(pointer, "info", f"0.3 copy of supportedInterfaces/{match} removed")
         elif isinstance(interface.get("url"), str):
-            interfaces.append(interface)
+            ctx.append(interfaces, interface, at="/supportedInterfaces")
             ctx.note(pointer, "assumed", "0.3 endpoint missing from supportedInterfaces: appended to it")
     for key in [key for key in card if key in LEGACY_ENDPOINT_MEMBERS]:
-        edit.remove(card, key)
+        ctx.remove(card, key, at="")
 
 
 def _read_draft_versions(card: Any, ctx: Context) -> None:
@@ -184,12 +201,12 @@ def _read_draft_versions(card: Any, ctx: Context) -> None:
     listed = card["protocolVersions"]
     versions = [v for v in listed if major_minor(v) is not None] if isinstance(listed, list) else []
     if not versions or "protocolVersion" in card:
-        edit.remove(card, "protocolVersions")
+        ctx.remove(card, "protocolVersions", at="")
         same = bool(versions) and {major_minor(v) for v in versions} == {major_minor(card.get("protocolVersion"))}
         ctx.note("/protocolVersions", "info" if same else "lossy",
                  f"draft member protocolVersions {show(listed)} dropped" + (": it repeats protocolVersion" if same else ""))
         return
-    edit.replace(card, ["protocolVersions"], "protocolVersion", versions[0])
+    ctx.replace(card, ["protocolVersions"], "protocolVersion", versions[0], at="")
     ctx.note("/protocolVersions", "info", f"draft member protocolVersions read as protocolVersion {show(versions[0])}")
     for index, version in enumerate(listed):
         if major_minor(version) != major_minor(versions[0]):
@@ -206,9 +223,9 @@ def up(card: Any, ctx: Context) -> None:
         usable = isinstance(url, str) and bool(url.strip())
         if not usable and ctx.options.default_url is not None:
             if "url" in card:
-                card["url"] = ctx.options.default_url
+                ctx.set(card, "url", ctx.options.default_url, at="")
             else:
-                edit.insert_at(card, edit.position(card, "description") + 1, "url", ctx.options.default_url)
+                ctx.insert_at(card, edit.position(card, "description") + 1, "url", ctx.options.default_url, at="")
             ctx.filled("/url", "url", url, ctx.options.default_url, "--default-url")
         elif url is not None and not usable:
             ctx.note("/url", "error", f"url {show(url)} is not an endpoint: fix it, or pass --default-url")
@@ -309,15 +326,16 @@ def _report_replaced_copies(card: Any, members: dict[str, Any], ctx: Context) ->
                                              "its supportedInterfaces say otherwise, and they win")
 
 
-def _write(card: Any, members: dict[str, Any]) -> None:
+def _write(card: Any, members: dict[str, Any], ctx: Context) -> None:
     """Put the members where ``supportedInterfaces`` stood (any 0.3 copies of a hybrid card go)."""
     for key in LEGACY_ENDPOINT_MEMBERS:
-        card.pop(key, None)
+        if key in card:
+            ctx.pop(card, key, at="")
     names = list(members)
-    edit.replace(card, ["supportedInterfaces"], names[0], members[names[0]])
+    ctx.replace(card, ["supportedInterfaces"], names[0], members[names[0]], at="")
     start = edit.position(card, names[0])
     for offset, name in enumerate(names[1:], 1):
-        edit.insert_at(card, start + offset, name, members[name])
+        ctx.insert_at(card, start + offset, name, members[name], at="")
 
 
 def down(card: Any, ctx: Context) -> None:
@@ -343,7 +361,7 @@ def down(card: Any, ctx: Context) -> None:
         return
     members = _v03_members(offered, ctx)
     _report_replaced_copies(card, members, ctx)
-    _write(card, members)
+    _write(card, members, ctx)
     ctx.note("/supportedInterfaces", "info", f"supportedInterfaces written as {', '.join(members)}")
 
 

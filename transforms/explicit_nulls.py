@@ -11,16 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from a2a_migrate.cardtree import objects
-from a2a_migrate import edit
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
+
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
 
 
 def up(card: Any, ctx: Context) -> None:
     """Remove members whose value is null."""
     for pointer, _, mapping in list(objects(card)):
         for key in [key for key, value in mapping.items() if value is None]:
-            edit.remove(mapping, key)
+            ctx.remove(mapping, key, at=pointer)
             ctx.note(join(pointer, key), "info", f"{key} was null, which means unset: removed")
 
 

@@ -14,6 +14,10 @@ from typing import Any
 from a2a_migrate import edit
 from a2a_migrate.context import Context, show
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 _LEGACY = ("supportsAuthenticatedExtendedCard", "supportsExtendedAgentCard")
 
 
@@ -25,14 +29,14 @@ def up(card: Any, ctx: Context) -> None:
     for name in _LEGACY:
         if name not in card:
             continue
-        value = edit.remove(card, name)
+        value = ctx.remove(card, name, at="")
         if "extendedAgentCard" in capabilities:
             same = capabilities["extendedAgentCard"] == value
             ctx.note(f"/{name}", "info" if same else "lossy",
                      f"{name} dropped: capabilities.extendedAgentCard is already set"
                      + ("" if same else f" to {show(capabilities['extendedAgentCard'])}, not {show(value)}"))
             continue
-        capabilities["extendedAgentCard"] = value
+        ctx.set(capabilities, "extendedAgentCard", value, at="/capabilities")
         ctx.note(f"/{name}", "info", f"{name} moved to capabilities.extendedAgentCard")
 
 
@@ -41,10 +45,10 @@ def down(card: Any, ctx: Context) -> None:
     capabilities = card.get("capabilities")
     if not isinstance(capabilities, MutableMapping) or "extendedAgentCard" not in capabilities:
         return
-    value = edit.remove(capabilities, "extendedAgentCard")
+    value = ctx.remove(capabilities, "extendedAgentCard", at="/capabilities")
     if ctx.options.hybrid:
-        capabilities["extendedAgentCard"] = value
-    edit.insert_at(card, edit.position(card, "capabilities") + 1, "supportsAuthenticatedExtendedCard", value)
+        ctx.set(capabilities, "extendedAgentCard", value, at="/capabilities")
+    ctx.insert_at(card, edit.position(card, "capabilities") + 1, "supportsAuthenticatedExtendedCard", value, at="")
     ctx.note("/capabilities/extendedAgentCard", "info", "capabilities.extendedAgentCard moved to supportsAuthenticatedExtendedCard")
 
 

@@ -24,34 +24,38 @@ from a2a_migrate.context import Context, Options, show
 from a2a_migrate.pointer import join
 from a2a_migrate.versions import V0_3, is_legacy, major_minor
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 #: What a refusal tells the user to pass when a gateway serves 0.3 clients.
 GATEWAY_HINT = "if a gateway translates for 0.3 clients, pass --interface-version 0.3 (treat the interfaces as 0.3 endpoints)"
 
 
-def _set(interface: Any, value: str) -> None:
+def _set(interface: Any, value: str, at: str, ctx: Context) -> None:
     if "protocolVersion" in interface:
-        interface["protocolVersion"] = edit.restyled(interface["protocolVersion"], value)
+        ctx.set(interface, "protocolVersion", edit.restyled(interface["protocolVersion"], value), at=at)
     else:
-        edit.insert_at(interface, edit.position(interface, "protocolBinding") + 1, "protocolVersion", value)
+        ctx.insert_at(interface, edit.position(interface, "protocolBinding") + 1, "protocolVersion", value, at=at)
 
 
 def _normalize(interface: Any, pointer: str, declared: str | None, ctx: Context) -> None:
     raw = interface.get("protocolVersion")
-    pointer = join(pointer, "protocolVersion")
+    at, pointer = pointer, join(pointer, "protocolVersion")
     if declared is not None:
         if raw != declared:
-            _set(interface, declared)
+            _set(interface, declared, at, ctx)
             ctx.note(pointer, "assumed", f"protocol version {declared} declared by --interface-version (was {show(raw)})")
         return
     if raw is None:
-        _set(interface, V0_3)
+        _set(interface, V0_3, at, ctx)
         ctx.note(pointer, "assumed", "no protocol version: 0.3 assumed (spec 3.6.2: an empty version means 0.3)")
         return
     version = major_minor(raw)
     if version is None:
         ctx.note(pointer, "error", f"protocol version {show(raw)} is not a version: pass --interface-version")
     elif version != raw:
-        _set(interface, version)
+        _set(interface, version, at, ctx)
         ctx.note(pointer, "info", f"protocol version {show(raw)} written as {show(version)} (spec 3.6: no patch numbers)")
     if version is not None and not is_legacy(version) and _was_0_3_shaped(ctx):
         ctx.note(pointer, "warning", f"the 0.3-shaped card claimed protocol {show(raw)}: kept, but a server that still "

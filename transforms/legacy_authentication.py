@@ -50,6 +50,10 @@ _TOKEN_URLS = ("tokenUrl", "tokenEndpoint", "token_url", "token_endpoint")
 DEFAULT_HEADER = "X-API-Key"
 
 
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
+
 @dataclass
 class _Mapped:
     """What the authentication object says, in 0.3 terms."""
@@ -218,7 +222,9 @@ def _declare_payment(card: Any, payment: list[tuple[str, Any]], ctx: Context) ->
         for pointer, entry in payment:
             ctx.note(pointer, "lossy", f"{show(entry)} dropped: the card has no capabilities object to declare it in")
         return
-    extensions = capabilities.setdefault("extensions", [])
+    if "extensions" not in capabilities:
+        ctx.set(capabilities, "extensions", [], at="/capabilities")
+    extensions = capabilities["extensions"]
     for pointer, entry in payment:
         declared = any(isinstance(ext, Mapping) and "x402" in str(ext.get("uri", "")) for ext in extensions)
         if declared:
@@ -227,7 +233,7 @@ def _declare_payment(card: Any, payment: list[tuple[str, Any]], ctx: Context) ->
         extension: dict[str, Any] = {"uri": X402_URI, "required": True}
         if isinstance(entry, Mapping) and isinstance(entry.get("description"), str):
             extension["description"] = entry["description"]
-        extensions.append(extension)
+        ctx.append(extensions, extension, at="/capabilities/extensions")
         ctx.note(pointer, "assumed", f"x402 is the A2A payments extension, not a security scheme: declared as the "
                                      f"required extension {X402_URI}")
         _drop_rest(entry, {"type", "scheme", "name", "description"}, pointer, "the extension declaration has no place for it", ctx)
@@ -264,12 +270,12 @@ def up(card: Any, ctx: Context) -> None:
     auth = card["authentication"]
     entries = _entries(auth)
     if entries is None:
-        edit.remove(card, "authentication")
+        ctx.remove(card, "authentication", at="")
         ctx.note("/authentication", "lossy", f"authentication {show(auth)} lists no schemes: dropped "
                                              "(describe it in securitySchemes by hand)")
         return
     if isinstance(card.get("securitySchemes"), Mapping) and card["securitySchemes"]:
-        edit.remove(card, "authentication")
+        ctx.remove(card, "authentication", at="")
         ctx.note("/authentication", "lossy", "v0.1 authentication dropped: the card already has securitySchemes")
         return
     mapped = _Mapped(anonymous=isinstance(auth, Mapping) and auth.get("required") is False)
@@ -285,18 +291,18 @@ def up(card: Any, ctx: Context) -> None:
 
 def _write(card: Any, mapped: _Mapped, ctx: Context) -> None:
     if "security" in card and mapped.schemes:
-        edit.remove(card, "authentication")
+        ctx.remove(card, "authentication", at="")
         ctx.note("/authentication", "lossy", "v0.1 authentication dropped: the card already has a security member")
         return
     if not mapped.schemes:
-        edit.remove(card, "authentication")
+        ctx.remove(card, "authentication", at="")
         return
     # Each listed scheme is an alternative; "none" beside them is the alternative that needs nothing.
     security: list[dict[str, Any]] = [{name: mapped.scopes.get(name, [])} for name in mapped.schemes]
     if mapped.anonymous:
         security.append({})
-    edit.replace(card, ["authentication"], "securitySchemes", mapped.schemes)
-    edit.insert_at(card, edit.position(card, "securitySchemes") + 1, "security", security)
+    ctx.replace(card, ["authentication"], "securitySchemes", mapped.schemes, at="")
+    ctx.insert_at(card, edit.position(card, "securitySchemes") + 1, "security", security, at="")
     ctx.note("/authentication", "info", f"v0.1 authentication written as securitySchemes {', '.join(mapped.schemes)} "
                                         "(any one accepted)")
 

@@ -18,6 +18,10 @@ from a2a_migrate.cardtree import skills
 from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 DEFAULT = "text/plain"
 WORDS = {
     "text": "text/plain", "plain": "text/plain", "string": "text/plain",
@@ -44,7 +48,8 @@ def _media_types(modes: list[Any], pointer: str, ctx: Context) -> list[Any]:
     return result
 
 
-def _normalize(holder: Any, member: str, pointer: str, ctx: Context) -> None:
+def _normalize(holder: Any, member: str, at: str, ctx: Context) -> None:
+    pointer = join(at, member)
     modes = holder[member]
     if isinstance(modes, str):
         modes = [modes]
@@ -55,9 +60,9 @@ def _normalize(holder: Any, member: str, pointer: str, ctx: Context) -> None:
     converted = _media_types(modes, pointer, ctx)
     if converted != holder[member]:
         if isinstance(holder[member], list):
-            holder[member][:] = converted  # in place: a YAML flow list stays a flow list
+            ctx.set_items(holder[member], converted, at=pointer)  # in place: a YAML flow list stays a flow list
         else:
-            holder[member] = converted
+            ctx.set(holder, member, converted, at=at)
 
 
 def _new_position(card: Any, member: str) -> int:
@@ -71,17 +76,17 @@ def up(card: Any, ctx: Context) -> None:
     for member in _CARD_MEMBERS:
         pointer = join("", member)
         if isinstance(card.get(member), (list, str)) and card[member]:
-            _normalize(card, member, pointer, ctx)
+            _normalize(card, member, "", ctx)
             continue
         if member in card:
-            card[member] = [DEFAULT]
+            ctx.set(card, member, [DEFAULT], at="")
         else:
-            edit.insert_at(card, _new_position(card, member), member, [DEFAULT])
+            ctx.insert_at(card, _new_position(card, member), member, [DEFAULT], at="")
         ctx.note(pointer, "assumed", f"{member} is required and was missing or empty: [{show(DEFAULT)}] assumed")
     for pointer, skill in skills(card):
         for member in _SKILL_MEMBERS:
             if member in skill:
-                _normalize(skill, member, join(pointer, member), ctx)
+                _normalize(skill, member, pointer, ctx)
 
 
 def down(card: Any, ctx: Context) -> None:
@@ -94,10 +99,10 @@ def down(card: Any, ctx: Context) -> None:
     for member in _CARD_MEMBERS:
         pointer = join("", member)
         if member not in card:
-            edit.insert_at(card, _new_position(card, member), member, [])
+            ctx.insert_at(card, _new_position(card, member), member, [], at="")
             ctx.note(pointer, "info", f"{member} written as [] (0.3 requires it; 1.0 writers omit an empty list)")
         else:
-            _normalize(card, member, pointer, ctx)
+            _normalize(card, member, "", ctx)
 
 
 # -- for ``a2a-migrate transforms media_types`` (issue 13) --

@@ -34,6 +34,10 @@ from a2a_migrate.cardtree import FLOW_NAMES
 from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 WRAPPER = "oauth2SecurityScheme"
 SEPARATOR = "__"
 _DEPRECATED = ("implicit", "password")
@@ -61,7 +65,7 @@ def _split(card: Any, name: str, body: Any, ctx: Context) -> None:
     position = edit.position(schemes, name)
     for offset, (new_name, flow) in enumerate(zip(names, flows)):
         new_body = {key: ({flow: body["flows"][flow]} if key == "flows" else value) for key, value in body.items()}
-        edit.insert_at(schemes, position + offset, new_name, {WRAPPER: new_body})
+        ctx.insert_at(schemes, position + offset, new_name, {WRAPPER: new_body}, at="/securitySchemes")
 
     undefined: dict[str, set[str]] = {}
 
@@ -77,7 +81,7 @@ def _split(card: Any, name: str, body: Any, ctx: Context) -> None:
                 undefined.setdefault(new, set()).update(asked)
         return [{(new if key == name else key): value for key, value in required.items()} for new in names]
 
-    requirements.rewrite(card, alternatives)
+    requirements.rewrite(card, alternatives, ctx)
     ctx.note(join("/securitySchemes", name, WRAPPER, "flows"), "assumed",
              f"{len(flows)} flows split into schemes {', '.join(names)} (1.0 allows one flow per scheme); "
              "requirements naming it now accept any of them")
@@ -116,7 +120,7 @@ _REQUIRED_V03 = {
 _FLAT = ("type", "flows", "description", "oauth2MetadataUrl")
 
 
-def _remove_alternatives(card: Any, name: str) -> int:
+def _remove_alternatives(card: Any, name: str, ctx: Context) -> int:
     """Remove every requirement alternative that names ``name``; return how many went."""
     removed = 0
 
@@ -127,7 +131,7 @@ def _remove_alternatives(card: Any, name: str) -> int:
         removed += 1
         return []
 
-    requirements.rewrite(card, without)
+    requirements.rewrite(card, without, ctx)
     return removed
 
 
@@ -136,16 +140,16 @@ def _drop_device_code(card: Any, name: str, body: Any, ctx: Context) -> None:
     if DEVICE_CODE not in flows:
         return
     pointer = join("/securitySchemes", name, WRAPPER, "flows", DEVICE_CODE)
-    del flows[DEVICE_CODE]
+    ctx.pop(flows, DEVICE_CODE, at=join("/securitySchemes", name, WRAPPER, "flows"))
     if any(flow in FLOW_NAMES for flow in flows):
         ctx.note(pointer, "lossy", "deviceCode flow dropped: 0.3 has no device code flow (the scheme's other flows remain)")
         return
     needing = _alternatives_naming(card, name)
-    removed = _remove_alternatives(card, name)
+    removed = _remove_alternatives(card, name, ctx)
     if ctx.options.hybrid:
         what = "0.3 clients see the scheme with no flow"
     else:
-        del card["securitySchemes"][name]
+        ctx.pop(card["securitySchemes"], name, at="/securitySchemes")
         what = f"scheme {name} removed"
         pointer = join("/securitySchemes", name)  # the whole scheme is gone, not only its flow
     ctx.note(pointer, "lossy", f"the deviceCode flow (RFC 8628) has no 0.3 form: {what}, "
@@ -168,11 +172,11 @@ def _alternatives_naming(card: Any, name: str) -> list[str]:
 def _complete_flow(flow_name: str, flow: Any, pointer: str, ctx: Context) -> None:
     """Drop ``pkceRequired``; make the members 0.3 requires present."""
     if "pkceRequired" in flow:
-        value = edit.remove(flow, "pkceRequired")
+        value = ctx.remove(flow, "pkceRequired", at=pointer)
         ctx.note(join(pointer, "pkceRequired"), "lossy" if value else "info",
                  f"pkceRequired ({show(value)}) dropped: 0.3 cannot say it" + (", clients may not use PKCE" if value else ""))
     if "scopes" not in flow:
-        edit.insert_at(flow, len(flow), "scopes", {})
+        ctx.insert_at(flow, len(flow), "scopes", {}, at=pointer)
         ctx.note(join(pointer, "scopes"), "info", "scopes written as {} (0.3 requires it; 1.0 writers omit an empty map)")
     elif not isinstance(flow["scopes"], Mapping):
         ctx.note(join(pointer, "scopes"), "error", "scopes is not an object of scope names and descriptions")
@@ -240,16 +244,21 @@ def _collapse(alternatives: list[Any], group: list[str]) -> list[Any] | None:
 
 
 def _merge_group(card: Any, group: list[str], ctx: Context) -> None:
-    collapsed = [(holder, _collapse(holder["securityRequirements"], group)) for _, holder in requirements.holders(card)]
-    if any(alternatives is None for _, alternatives in collapsed):
-        return
+    collapsed = []
+    for pointer, holder in requirements.holders(card):
+        alternatives = _collapse(holder["securityRequirements"], group)
+        if alternatives is None:
+            return
+        collapsed.append((pointer, holder, alternatives))
     schemes = card["securitySchemes"]
     flows = schemes[group[0]][WRAPPER]["flows"]
     for name in group[1:]:
         flow = _single_flow(schemes[name])
-        flows[flow] = schemes.pop(name)[WRAPPER]["flows"][flow]
-    for holder, alternatives in collapsed:
-        holder["securityRequirements"] = alternatives
+        assert flow is not None  # each member of a group has one flow (_split_group)
+        moved = ctx.pop(schemes, name, at="/securitySchemes")[WRAPPER]["flows"][flow]
+        ctx.set(flows, flow, moved, at=join("/securitySchemes", group[0], WRAPPER, "flows"))
+    for pointer, holder, alternatives in collapsed:
+        requirements.write(holder, pointer, alternatives, ctx)
     ctx.note(join("/securitySchemes", group[0]), "info", f"schemes {', '.join(group)} merged back into {group[0]} "
                                                         f"with flows {', '.join(flows)} (0.3 allows several flows per scheme)")
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2a_migrate import edit
 from a2a_migrate.cardtree import camel_name, objects
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
+
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
 
 
 def _rename_in(pointer: str, mapping: Any, ctx: Context) -> bool:
@@ -24,10 +27,10 @@ def _rename_in(pointer: str, mapping: Any, ctx: Context) -> bool:
             continue
         if camel in mapping:
             same = mapping[camel] == mapping[key]
-            edit.remove(mapping, key)
+            ctx.remove(mapping, key, at=pointer)
             ctx.note(join(pointer, key), "info" if same else "lossy", f"{key} dropped: {camel} is also present" + ("" if same else " with another value"))
         else:
-            edit.rename(mapping, key, camel)
+            ctx.rename(mapping, key, camel, at=pointer)
             ctx.note(join(pointer, key), "info", f"proto name {key} written as {camel}")
         renamed = True
     return renamed

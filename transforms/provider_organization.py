@@ -17,32 +17,37 @@ from a2a_migrate import edit
 from a2a_migrate.context import Context, show
 
 
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
+
 def _repair(card: Any, ctx: Context) -> None:
     provider = card.get("provider")
     if provider is None:
         return
     if isinstance(provider, str):
-        card["provider"] = provider = {"organization": provider}
+        provider = {"organization": provider}
+        ctx.set(card, "provider", provider, at="")
         ctx.note("/provider", "assumed", "provider given as a string: written as provider.organization")
     if isinstance(provider, MutableMapping):
         _complete(provider, ctx)
     if not _valid(provider):
-        edit.remove(card, "provider")
+        ctx.remove(card, "provider", at="")
         ctx.note("/provider", "lossy", f"provider {show(provider)} dropped: it needs a non-empty organization and url "
                                        "(pass --default-provider-url to keep one that has no url)")
 
 
 def _complete(provider: MutableMapping[str, Any], ctx: Context) -> None:
     if "organization" not in provider and isinstance(provider.get("name"), str):
-        edit.rename(provider, "name", "organization")
+        ctx.rename(provider, "name", "organization", at="/provider")
         ctx.note("/provider/name", "assumed", "provider.name written as provider.organization")
     default = ctx.options.default_provider_url
     if default is not None and not _text(provider.get("url")) and _text(provider.get("organization")):
         old = provider.get("url")
         if "url" in provider:
-            provider["url"] = default
+            ctx.set(provider, "url", default, at="/provider")
         else:
-            edit.insert_at(provider, edit.position(provider, "organization") + 1, "url", default)
+            ctx.insert_at(provider, edit.position(provider, "organization") + 1, "url", default, at="/provider")
         ctx.filled("/provider/url", "provider.url", old, default, "--default-provider-url")
 
 

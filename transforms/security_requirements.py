@@ -22,6 +22,10 @@ from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
 
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
+
 def is_proto_shaped(requirement: Any) -> bool:
     """True for ``{"schemes": {...}}``, the 1.0 (and 0.3 gRPC) shape."""
     return isinstance(requirement, Mapping) and list(requirement) == ["schemes"] and isinstance(
@@ -61,7 +65,7 @@ def _reshape_misnamed(holder: Any, pointer: str, ctx: Context) -> None:
         return
     for index, requirement in enumerate(requirements):
         if requirement and not is_proto_shaped(requirement) and _valid_v03(requirement):
-            requirements[index] = to_v1(requirement)
+            ctx.set(requirements, index, to_v1(requirement), at=join(pointer, "securityRequirements"))
             ctx.note(join(pointer, "securityRequirements", index), "assumed",
                      "requirement in the 0.3 shape under the 1.0 name: written as {\"schemes\": ...}")
 
@@ -73,7 +77,7 @@ def _up_holder(holder: Any, pointer: str, ctx: Context) -> None:
     old = holder["security"]
     if not isinstance(old, list):
         # No 0.3 client could read it either, so dropping it misstates nothing a client relied on.
-        edit.remove(holder, "security")
+        ctx.remove(holder, "security", at=pointer)
         ctx.note(join(pointer, "security"), "lossy", f"security {show(old)} is "
                                                     "not a list of requirements (no version can read it): dropped")
         return
@@ -82,12 +86,12 @@ def _up_holder(holder: Any, pointer: str, ctx: Context) -> None:
         return
     converted = [to_v1(requirement) for requirement in old]
     if "securityRequirements" in holder:
-        edit.remove(holder, "security")
+        ctx.remove(holder, "security", at=pointer)
         same = converted == [to_v1(r) for r in holder["securityRequirements"] if isinstance(r, Mapping)]
         ctx.note(join(pointer, "security"), "info" if same else "lossy",
                  "0.3 security dropped beside securityRequirements" + ("" if same else ", which says otherwise"))
         return
-    edit.replace(holder, ["security"], "securityRequirements", converted)
+    ctx.replace(holder, ["security"], "securityRequirements", converted, at=pointer)
     ctx.note(join(pointer, "security"), "info", "security written as securityRequirements")
 
 
@@ -100,9 +104,9 @@ def _down_holder(holder: Any, pointer: str, ctx: Context) -> None:
         return
     converted = [to_v03(requirement) for requirement in new]
     if ctx.options.hybrid:
-        edit.insert_at(holder, edit.position(holder, "securityRequirements") + 1, "security", converted)
+        ctx.insert_at(holder, edit.position(holder, "securityRequirements") + 1, "security", converted, at=pointer)
     else:
-        edit.replace(holder, ["securityRequirements"], "security", converted)
+        ctx.replace(holder, ["securityRequirements"], "security", converted, at=pointer)
     ctx.note(join(pointer, "securityRequirements"), "info", "securityRequirements written as security")
 
 

@@ -22,6 +22,10 @@ from a2a_migrate.cardtree import HTTP_WORDS, NO_AUTH_WORDS, SCHEME_TYPE_WORDS, S
 from a2a_migrate.context import Context, show, stated
 from a2a_migrate.pointer import join
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 #: Members that a 0.3 scheme object has beside ``type``, renamed for 1.0.
 _RENAMED_UP = {"in": "location"}
 _RENAMED_DOWN = {"location": "in"}
@@ -58,13 +62,13 @@ def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None
     body = scheme[wrapper]
     legacy = [key for key in scheme if key != wrapper and key in _LEGACY_MEMBERS]
     for key in legacy:
-        value, name = edit.remove(scheme, key), _RENAMED_UP.get(key, key)
+        value, name = ctx.remove(scheme, key, at=pointer), _RENAMED_UP.get(key, key)
         where = join(pointer, key)
         if key == "type":
             same = SCHEME_TYPE_WORDS.get(str(value).strip().lower()) == WRAPPER_TYPES[wrapper]
             ctx.note(where, "info" if same else "lossy", f"0.3 type {show(value)} dropped beside {wrapper}")
         elif name not in body and isinstance(body, MutableMapping):
-            body[name] = value
+            ctx.set(body, name, value, at=join(pointer, wrapper))
             ctx.note(where, "assumed", f"0.3 member {key} moved into {wrapper} as {name}")
         elif body.get(name) == value:
             ctx.note(where, "info", f"0.3 member {key} dropped beside {wrapper}: it repeats {name}")
@@ -73,8 +77,8 @@ def _strip_legacy(scheme: Any, wrapper: str, pointer: str, ctx: Context) -> None
 
 
 def _remove_no_auth(card: Any, name: str, pointer: str, ctx: Context) -> None:
-    scheme = card["securitySchemes"].pop(name)
-    requirements.rewrite(card, lambda schemes: [{k: v for k, v in schemes.items() if k != name}])
+    scheme = ctx.pop(card["securitySchemes"], name, at="/securitySchemes")
+    requirements.rewrite(card, lambda schemes: [{k: v for k, v in schemes.items() if k != name}], ctx)
     ctx.note(pointer, "info", "this scheme means no authentication: removed, and requirements naming it need nothing")
     for key, value in scheme.items():
         if key != "type" and stated(value):
@@ -108,7 +112,7 @@ def up(card: Any, ctx: Context) -> None:
                 ctx.note(join(pointer, "type"), "error",
                          f"scheme type {show(scheme.get('type'))} is none of {', '.join(SCHEME_WRAPPERS)}: describe it by hand")
             else:
-                schemes[name] = wrapped
+                ctx.set(schemes, name, wrapped, at="/securitySchemes")
 
 
 def _unwrap(scheme: Mapping[str, Any], wrapper: str, hybrid: bool) -> Any:
@@ -131,7 +135,7 @@ def down(card: Any, ctx: Context) -> None:
         if len(wrappers) == 1 and isinstance(scheme[wrappers[0]], Mapping):
             # A hybrid input's 0.3 members beside the wrapper: folded in as on the way up, never lost unsaid.
             _strip_legacy(scheme, wrappers[0], join("/securitySchemes", name), ctx)
-            schemes[name] = _unwrap(scheme, wrappers[0], ctx.options.hybrid)
+            ctx.set(schemes, name, _unwrap(scheme, wrappers[0], ctx.options.hybrid), at="/securitySchemes")
             ctx.note(join("/securitySchemes", name, wrappers[0]), "info",
                      f"{wrappers[0]} written as type {show(WRAPPER_TYPES[wrappers[0]])}")
 

@@ -17,10 +17,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_migrate import edit
 from a2a_migrate.context import Context, show
 from a2a_migrate.io import to_plain
 from a2a_migrate.pointer import join
+
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
 
 
 def protected_header(signature: Any) -> dict[str, Any] | None:
@@ -63,7 +66,7 @@ def _handle(card: Any, ctx: Context) -> None:
                 ctx.note(join("", member, index) if isinstance(value, list) else join("", member), "warning",
                          f"{_describe(signature)} kept, but it no longer verifies: re-sign the card")
             continue
-        edit.remove(card, member)
+        ctx.remove(card, member, at="")
         for index, signature in enumerate(items):
             ctx.note(join("", member, index) if isinstance(value, list) else join("", member), "lossy",
                      f"{_describe(signature)} dropped: the migrated card is different content and would not verify")

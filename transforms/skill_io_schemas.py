@@ -16,10 +16,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_migrate import edit
 from a2a_migrate.cardtree import skills
 from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
+
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
 
 JSON_MEDIA_TYPE = "application/json"
 _PLAIN = "text/plain"  # what media_types assumes for a card without default modes
@@ -62,13 +65,13 @@ def _add_mode(card: Any, skill: Any, member: str, pointer: str, ctx: Context) ->
     modes = skill.get(member)
     if isinstance(modes, list):
         if JSON_MEDIA_TYPE not in modes:
-            modes.append(JSON_MEDIA_TYPE)
+            ctx.append(modes, JSON_MEDIA_TYPE, at=join(pointer, member))
             ctx.note(join(pointer, member), "assumed", f"{JSON_MEDIA_TYPE} added: the skill took a JSON schema")
         return
     # The skill used the card's defaults: keep offering them, and JSON besides.
     defaults = card.get(_DEFAULTS[member])
     inherited = [mode for mode in defaults if isinstance(mode, str)] if isinstance(defaults, list) and defaults else [_PLAIN]
-    edit.insert_at(skill, len(skill), member, inherited + [JSON_MEDIA_TYPE] * (JSON_MEDIA_TYPE not in inherited))
+    ctx.insert_at(skill, len(skill), member, inherited + [JSON_MEDIA_TYPE] * (JSON_MEDIA_TYPE not in inherited), at=pointer)
     ctx.note(join(pointer, member), "assumed",
              f"{member} set to the card's default modes plus {JSON_MEDIA_TYPE}: the skill took a JSON schema")
 
@@ -81,9 +84,9 @@ def _input_example(skill: Any, schema: Any, pointer: str, ctx: Context) -> None:
     examples = skill.get("examples")
     if isinstance(examples, list):
         if example not in examples:
-            examples.append(example)
+            ctx.append(examples, example, at=join(pointer, "examples"))
     else:
-        edit.insert_at(skill, len(skill), "examples", [example])
+        ctx.insert_at(skill, len(skill), "examples", [example], at=pointer)
     ctx.note(join(pointer, "examples"), "assumed", "an example made up from inputSchema shows the expected JSON")
 
 
@@ -95,7 +98,7 @@ def _convert(card: Any, skill: Any, pointer: str, ctx: Context) -> None:
         if member == "inputSchema":
             _input_example(skill, schema, pointer, ctx)
         _add_mode(card, skill, modes, pointer, ctx)
-        edit.remove(skill, member)
+        ctx.remove(skill, member, at=pointer)
         ctx.note(join(pointer, member), "lossy", f"{member} dropped: no A2A version has a place for it")
 
 

@@ -21,6 +21,10 @@ from a2a_migrate import edit
 from a2a_migrate.context import Context, show
 from a2a_migrate.pointer import join
 
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+", re.UNICODE)
 
 
@@ -55,19 +59,20 @@ def _string_skill(text: str, pointer: str, ctx: Context) -> dict[str, Any]:
 def _fill_identity(skill: Any, pointer: str, ctx: Context) -> bool:
     name, skill_id = skill.get("name"), skill.get("id")
     if isinstance(skill_id, (int, float)) and not isinstance(skill_id, bool):
-        skill["id"] = skill_id = str(skill_id)
+        skill_id = str(skill_id)
+        ctx.set(skill, "id", skill_id, at=pointer)
         ctx.note(join(pointer, "id"), "assumed", f"skill id {skill_id} written as a string")
     if not _text(name) and not _text(skill_id):
         ctx.note(pointer, "error", "skill has neither id nor name: it cannot be identified")
         return False
     if not _text(skill_id):
-        edit.insert_at(skill, 0, "id", slug(name))
+        ctx.insert_at(skill, 0, "id", slug(name), at=pointer)
         ctx.note(join(pointer, "id"), "assumed", f"skill id {show(skill['id'])} derived from its name")
     if not _text(name):
-        edit.insert_at(skill, edit.position(skill, "id") + 1, "name", skill["id"])
+        ctx.insert_at(skill, edit.position(skill, "id") + 1, "name", skill["id"], at=pointer)
         ctx.note(join(pointer, "name"), "assumed", "skill name taken from its id")
     if not _text(skill.get("description")):
-        edit.insert_at(skill, edit.position(skill, "name") + 1, "description", skill["name"])
+        ctx.insert_at(skill, edit.position(skill, "name") + 1, "description", skill["name"], at=pointer)
         ctx.note(join(pointer, "description"), "assumed", "skill description is required: its name used")
     return True
 
@@ -78,17 +83,17 @@ def _fill_tags(skill: Any, pointer: str, ctx: Context) -> None:
         for index in reversed(range(len(tags))):
             if not (isinstance(tags[index], str) and tags[index].strip()):
                 ctx.note(join(pointer, "tags", index), "lossy", f"tag {show(tags[index])} is not a word: dropped")
-                del tags[index]
+                ctx.remove(tags, index, at=join(pointer, "tags"))
         return
     if isinstance(tags, str) and tags.strip():
-        skill["tags"] = [tags]
+        ctx.set(skill, "tags", [tags], at=pointer)
         ctx.note(join(pointer, "tags"), "assumed", "tags given as a string: written as a list")
         return
     derived = derive_tags(str(skill["id"]), str(skill["name"]))
     if "tags" in skill:
-        skill["tags"] = derived
+        ctx.set(skill, "tags", derived, at=pointer)
     else:  # where 0.3 and 1.0 both list it: after the description
-        edit.insert_at(skill, edit.position(skill, "description") + 1, "tags", derived)
+        ctx.insert_at(skill, edit.position(skill, "description") + 1, "tags", derived, at=pointer)
     ctx.note(join(pointer, "tags"), "assumed", f"skill has no tags: derived {show(derived)} from its id and name")
 
 
@@ -96,13 +101,13 @@ def _stringify_examples(skill: Any, pointer: str, ctx: Context) -> None:
     """``examples`` are strings in both versions; an object example is written as its JSON text."""
     examples = skill.get("examples")
     if isinstance(examples, str):
-        skill["examples"] = [examples]
+        ctx.set(skill, "examples", [examples], at=pointer)
         ctx.note(join(pointer, "examples"), "assumed", "examples given as a string: written as a list")
         return
     for index, example in enumerate(examples if isinstance(examples, list) else []):
         if not isinstance(example, str) and example is not None:
             # default=str: a YAML example may hold a timestamp, which JSON text writes as its string
-            examples[index] = json.dumps(example, ensure_ascii=False, default=str)
+            ctx.set(examples, index, json.dumps(example, ensure_ascii=False, default=str), at=join(pointer, "examples"))
             ctx.note(join(pointer, "examples", index), "assumed", "example that is not a string written as its JSON text")
 
 
@@ -113,7 +118,7 @@ def _text(value: Any) -> bool:
 def _repair(card: Any, ctx: Context, *, fill_tags: bool) -> None:
     skills = card.get("skills")
     if skills is None:
-        edit.insert_at(card, len(card), "skills", [])
+        ctx.insert_at(card, len(card), "skills", [], at="")
         ctx.note("/skills", "warning", "the card lists no skills: written as [] (1.0 requires at least one; none is invented)")
         return
     if not isinstance(skills, list):
@@ -124,7 +129,8 @@ def _repair(card: Any, ctx: Context, *, fill_tags: bool) -> None:
     for index, skill in enumerate(skills):
         pointer = join("/skills", index)
         if isinstance(skill, str):
-            skills[index] = skill = _string_skill(skill, pointer, ctx)
+            skill = _string_skill(skill, pointer, ctx)
+            ctx.set(skills, index, skill, at="/skills")
         if not isinstance(skill, MutableMapping):
             ctx.note(pointer, "error", f"skill {show(skill)} is not an object")
             continue
@@ -132,7 +138,7 @@ def _repair(card: Any, ctx: Context, *, fill_tags: bool) -> None:
             _fill_tags(skill, pointer, ctx)
             _stringify_examples(skill, pointer, ctx)
         elif "tags" not in skill:
-            skill["tags"] = []  # 0.3 requires the member; 1.0 writers omit it when empty
+            ctx.set(skill, "tags", [], at=pointer)  # 0.3 requires the member; 1.0 writers omit it when empty
     _dedupe_ids(skills, ctx)
 
 
@@ -155,10 +161,10 @@ def _tags_present(skill: Any, pointer: str, ctx: Context) -> None:
     """Write the ``tags`` 0.3 requires: ``[]`` where a 1.0 writer omitted an empty list."""
     tags = skill.get("tags")
     if "tags" not in skill:
-        edit.insert_at(skill, edit.position(skill, "description") + 1, "tags", [])
+        ctx.insert_at(skill, edit.position(skill, "description") + 1, "tags", [], at=pointer)
         ctx.note(join(pointer, "tags"), "info", "tags written as [] (0.3 requires it; 1.0 writers omit an empty list)")
     elif isinstance(tags, str):
-        skill["tags"] = [tags]
+        ctx.set(skill, "tags", [tags], at=pointer)
         ctx.note(join(pointer, "tags"), "assumed", "tags given as a string: written as a list")
     elif not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
         ctx.note(join(pointer, "tags"), "error", "tags is not a list of strings")
@@ -172,7 +178,7 @@ def down(card: Any, ctx: Context) -> None:
     spec-mapping section 2.2), so they are written as ``[]``. No tag is invented.
     """
     if "skills" not in card:
-        edit.insert_at(card, len(card), "skills", [])
+        ctx.insert_at(card, len(card), "skills", [], at="")
         ctx.note("/skills", "info", "skills written as [] (0.3 requires it; 1.0 writers omit an empty list)")
         return
     if card["skills"] == []:

@@ -12,15 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from a2a_migrate import edit
 from a2a_migrate.context import Context, show, stated
+
+
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
 
 
 def up(card: Any, ctx: Context) -> None:
     """Drop the flag."""
     capabilities = card.get("capabilities")
     if isinstance(capabilities, MutableMapping) and "stateTransitionHistory" in capabilities:
-        value = edit.remove(capabilities, "stateTransitionHistory")
+        value = ctx.remove(capabilities, "stateTransitionHistory", at="/capabilities")
         if value is True:
             ctx.note("/capabilities/stateTransitionHistory", "lossy",
                      "stateTransitionHistory true dropped: 1.0 removed it (it had no API) and cannot declare it")

@@ -17,6 +17,10 @@ from a2a_migrate.context import Context
 from a2a_migrate.pointer import join
 
 
+#: Every edit goes through the context, which records it as a patch operation (see engine.run).
+RECORDS_EDITS = True
+
+
 def up(card: Any, ctx: Context) -> None:
     """Warn about each member the 1.0 card tree does not define."""
     for pointer, kind, mapping in objects(card):

@@ -1,0 +1,224 @@
+"""Patches recorded as edits (issue 15): the built-in transforms record their RFC 6902 operations as they edit.
+
+Over every golden input and every card of the shared corpus, upgraded,
+downgraded and made hybrid: the recorded patch applies to the input (with
+jsonpatch and with a2a_migrate.patching) and gives the output; it says what the
+old snapshot-and-diff patch says (applying either gives the same card, and so
+does each transform's share of it, in order); every operation is labelled with
+a transform that exists. A transform that does not record (a plugin mutating
+the card directly, a YAML card whose aliases share objects) still gets a right
+patch from the diff fallback, and ``patch=False`` records nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonpatch
+import pytest
+
+import a2a_migrate
+from a2a_migrate import io, transforms
+from a2a_migrate.api import migrate_in_place
+from a2a_migrate.context import Context, Options
+from a2a_migrate.engine import Change, Result, run, transform_name
+from a2a_migrate.patching import Patcher
+from golden_support import case_options
+from shared_support import CORPUS, corpus_files, missing
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+CARD_SUFFIXES = (".json", ".yaml", ".yml")
+#: Labels that are no module of the chains: the hybrid merge.
+OTHER_LABELS = {"hybrid"}
+CHAIN = list(dict.fromkeys((*transforms.UPGRADE, *transforms.DOWNGRADE)))
+CHAIN_NAMES = {transform_name(module) for module in CHAIN}
+
+
+def golden_inputs() -> list[Path]:
+    """Every card file under golden/ that a migration reads (inputs and expected outputs alike are cards)."""
+    return sorted(path for path in GOLDEN.rglob("*") if path.suffix in CARD_SUFFIXES
+                  and ".options." not in path.name and ".recipe." not in path.name)
+
+
+def cases() -> Iterator[Any]:
+    for path in golden_inputs():
+        options = _options(path)
+        for mode in ("up", "down", "hybrid"):
+            yield pytest.param(path, mode, options, id=f"{path.relative_to(GOLDEN)}-{mode}")
+    if not CORPUS.is_dir():
+        yield pytest.param(None, "up", Options(), id="no-corpus", marks=pytest.mark.skip(reason=missing(CORPUS)))
+        return
+    for path in corpus_files():
+        for mode in ("up", "down", "hybrid"):
+            yield pytest.param(path, mode, Options(), id=f"corpus/{path.name}-{mode}")
+
+
+def _options(path: Path) -> Options:
+    case = path.name.split(".")[0]
+    return case_options(path.parent, case)
+
+
+def migrate(text: str, name: str, mode: str, options: Options) -> tuple[Any, Result]:
+    """(the input as plain JSON, the result) of migrating the text as the command line does."""
+    document = io.parse(text, name)
+    direction = "down" if mode == "down" else "up"
+    if mode == "hybrid":
+        options = Options(**{**options.__dict__, "hybrid": True})
+    result = migrate_in_place(document.data, direction, options, original=document.original)
+    return io.json_values(document.original), result
+
+
+def diffed(text: str, name: str, mode: str, options: Options, monkeypatch: pytest.MonkeyPatch) -> Result:
+    """The same migration with every transform on the snapshot-and-diff fallback."""
+    with monkeypatch.context() as patched:
+        for module in CHAIN:
+            patched.setattr(module, "RECORDS_EDITS", False, raising=False)
+        return migrate(text, name, mode, options)[1]
+
+
+def plain(value: Any) -> Any:
+    return io.json_values(io.to_plain(value))
+
+
+def applied(card: Any, ops: list[dict[str, Any]]) -> Any:
+    return jsonpatch.apply_patch(card, ops)
+
+
+def states(start: Any, changes: list[Change]) -> list[tuple[str, Any]]:
+    """The card after each transform's share of the patch, in order; shares that change nothing left out."""
+    result: list[tuple[str, Any]] = []
+    card = start
+    index = 0
+    while index < len(changes):
+        label = changes[index].transform
+        end = index
+        while end < len(changes) and changes[end].transform == label:
+            end += 1
+        after = applied(card, [change.op for change in changes[index:end]])
+        if after != card:
+            result.append((label, after))
+        card, index = after, end
+    return result
+
+
+@pytest.mark.parametrize(("path", "mode", "options"), list(cases()))
+def test_recorded_patch_gives_the_output_and_says_what_a_diff_says(
+        path: Path, mode: str, options: Options, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    try:
+        start, result = migrate(text, path.name, mode, options)
+    except io.CardError:
+        return  # not a card (the corpus keeps a few): refused in one line, which test_conservation checks
+    output = plain(result.card)
+    # The recorded patch applies to the input and gives the output, with jsonpatch and with our applier.
+    assert applied(start, result.patch) == output
+    ours = copy.deepcopy(start)
+    Patcher(ours).apply(result.patch)
+    assert ours == output
+    # Every operation is labelled with a transform that exists.
+    assert {change.transform for change in result.changes} <= CHAIN_NAMES | OTHER_LABELS
+    # It says what the snapshot-and-diff patch says: as a whole, and transform by transform.
+    reference = diffed(text, path.name, mode, options, monkeypatch)
+    assert plain(reference.card) == output
+    assert applied(start, reference.patch) == output
+    assert [label for label, _ in states(start, result.changes)] == [label for label, _ in states(start, reference.changes)]
+    assert states(start, result.changes) == states(start, reference.changes)
+    assert result.changed == reference.changed
+    assert [note.as_dict() for note in result.notes] == [note.as_dict() for note in reference.notes]
+
+
+def test_every_chain_module_records_its_edits() -> None:
+    """A module that stopped recording would silently fall back to the slow diff."""
+    assert [transform_name(module) for module in CHAIN if not getattr(module, "RECORDS_EDITS", False)] == []
+
+
+def test_the_inputs_are_found() -> None:
+    paths = golden_inputs()
+    assert len(paths) >= 100
+    assert any(path.suffix == ".yaml" for path in paths)
+
+
+# -- the fallback ------------------------------------------------------------------------------
+
+
+class DirectPlugin:
+    """A plugin-style transform: it mutates the card directly, records nothing."""
+
+    name = "direct_plugin"
+
+    def up(self, card: Any, ctx: Context) -> None:
+        card["documentationUrl"] = "https://docs.example"
+        card["skills"][0]["tags"].append("added")
+        del card["skills"][0]["description"]
+        card["capabilities"]["streaming"] = True
+
+    def down(self, card: Any, ctx: Context) -> None:
+        self.up(card, ctx)
+
+
+CARD_V1 = {
+    "name": "Echo", "description": "Echoes.", "version": "1.0.0",
+    "supportedInterfaces": [{"url": "https://echo.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+    "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}],
+}
+
+
+def test_a_transform_that_mutates_directly_gets_a_right_patch_from_the_diff() -> None:
+    card = copy.deepcopy(CARD_V1)
+    card["skills_count"] = None  # something the chain (recording) removes before the plugin runs
+    start = copy.deepcopy(card)
+    result = run(card, "up", [*transforms.UPGRADE, DirectPlugin()], Options())
+    assert applied(start, result.patch) == plain(card)
+    mine = [change.op for change in result.changes if change.transform == "direct_plugin"]
+    assert {"op": "add", "path": "/documentationUrl", "value": "https://docs.example"} in mine
+    assert {"op": "remove", "path": "/skills/0/description"} in mine
+    assert any(change.transform == "explicit_nulls" for change in result.changes)
+
+
+def test_yaml_aliases_fall_back_to_the_diff() -> None:
+    """One list under two names: an edit through one changes both, and the patch must say so."""
+    text = ("name: E\ndescription: d\nversion: '1'\nurl: https://e.example/a2a\nprotocolVersion: '0.3.0'\n"
+            "capabilities: {}\ndefaultInputModes: &modes [text]\ndefaultOutputModes: *modes\nskills: []\n")
+    start, result = migrate(text, "card.yaml", "up", Options())
+    assert result.card["defaultOutputModes"] == ["text/plain"]
+    assert applied(start, result.patch) == plain(result.card)
+    assert {change.op["path"] for change in result.changes if change.transform == "media_types"} >= {
+        "/defaultInputModes/0", "/defaultOutputModes/0"}
+
+
+def test_values_in_operations_are_copies_taken_at_the_edit() -> None:
+    card = {"capabilities": {}}
+    ctx = Context(ops=[])
+    extensions: list[Any] = []
+    ctx.set(card["capabilities"], "extensions", extensions, at="/capabilities")
+    ctx.append(extensions, {"uri": "https://x.example"}, at="/capabilities/extensions")
+    extensions[0]["required"] = True
+    assert ctx.ops == [{"op": "add", "path": "/capabilities/extensions", "value": []},
+                       {"op": "add", "path": "/capabilities/extensions/0", "value": {"uri": "https://x.example"}}]
+
+
+def test_editing_methods_edit_without_recording_when_not_asked() -> None:
+    card: dict[str, Any] = {"a": 1, "b": [1, 2]}
+    ctx = Context()
+    ctx.rename(card, "a", "c", at="")
+    ctx.set_items(card["b"], [3], at="/b")
+    ctx.insert_at(card, 0, "d", {}, at="")
+    assert list(card.items()) == [("d", {}), ("c", 1), ("b", [3])]
+    assert ctx.ops is None
+
+
+def test_patch_false_records_nothing_and_gives_the_same_card() -> None:
+    card = json.loads((GOLDEN / "explicit-nulls.0.3.json").read_text("utf-8"))
+    with_patch = a2a_migrate.upgrade(card)
+    without = a2a_migrate.upgrade(card, patch=False)
+    assert with_patch.patch and without.patch == [] and without.changes == []
+    assert without.card == with_patch.card
+    assert without.changed and with_patch.changed
+    assert [note.as_dict() for note in without.notes] == [note.as_dict() for note in with_patch.notes]
+    down_with, down_without = a2a_migrate.downgrade(with_patch.card), a2a_migrate.downgrade(with_patch.card, patch=False)
+    assert down_without.patch == [] and down_without.card == down_with.card and down_with.patch

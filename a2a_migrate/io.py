@@ -72,8 +72,21 @@ _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 def json_copy(value: Any) -> Any:
-    """A JSON copy of a card value, for a patch: :func:`to_plain`, with a YAML timestamp as its ISO string."""
-    return value if type(value) in _JSON_SCALARS else json_values(to_plain(value))
+    """A JSON copy of a card value, for a patch: :func:`to_plain`, with a YAML timestamp as its ISO string.
+
+    Plain dicts, lists and scalars (a JSON card, every value a transform builds)
+    are copied directly, an order of magnitude faster than through JSON text;
+    anything else (ruamel's types, a timestamp, a key that is no string) as
+    :func:`to_plain` writes it.
+    """
+    kind = type(value)
+    if kind in _JSON_SCALARS:
+        return value
+    if kind is list:
+        return [json_copy(item) for item in value]
+    if kind is dict and all(type(key) is str for key in value):
+        return {key: json_copy(item) for key, item in value.items()}
+    return json_values(to_plain(value))
 
 
 def json_values(value: Any) -> Any:

@@ -222,3 +222,13 @@ def test_patch_false_records_nothing_and_gives_the_same_card() -> None:
     assert [note.as_dict() for note in without.notes] == [note.as_dict() for note in with_patch.notes]
     down_with, down_without = a2a_migrate.downgrade(with_patch.card), a2a_migrate.downgrade(with_patch.card, patch=False)
     assert down_without.patch == [] and down_without.card == down_with.card and down_with.patch
+
+
+def test_operation_values_are_json_whatever_the_card_holds() -> None:
+    """A YAML card's values (ruamel scalars, timestamps, a number as a key) go into operations as JSON."""
+    document = io.parse("a: 'quoted'\nb: 2024-01-01\nc: {1: x, y: [1.5, true, null]}\n", "card.yaml")
+    for key in ("a", "b", "c"):
+        assert json.dumps(io.json_copy(document.data[key])) == json.dumps(plain(document.data[key]))
+    assert io.json_copy(document.data["b"]) == "2024-01-01"
+    assert io.json_copy(document.data["c"]) == {"1": "x", "y": [1.5, True, None]}
+    assert type(io.json_copy(document.data["a"])) is str

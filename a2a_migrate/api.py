@@ -113,6 +113,7 @@ class _SignaturesAfter:
 
     start: Any
     name: ClassVar[str] = "signatures"
+    RECORDS_EDITS: ClassVar[bool] = True  # as the signatures module: it edits through the context it is given
 
     def up(self, card: Any, ctx: Context) -> None:
         from a2a_migrate.transforms import signatures

@@ -83,7 +83,9 @@ def run(
 
     ``original`` is a plain copy of the input when the caller already has one.
     With ``record`` False no patch is computed, which is all a plain in-place
-    rewrite needs.
+    rewrite needs. With it, a transform that sets ``RECORDS_EDITS`` gives the
+    operations its context recorded; any other one (or any transform of a card
+    whose YAML aliases share objects) the diff of copies made around it.
     """
     source = detect_version(card)
     start = original if original is not None else to_plain(card)

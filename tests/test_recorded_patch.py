@@ -26,6 +26,7 @@ from a2a_migrate import io, transforms
 from a2a_migrate.api import migrate_in_place
 from a2a_migrate.context import Context, Options
 from a2a_migrate.engine import Change, Result, run, transform_name
+from a2a_migrate.engine import diff as DIFF
 from a2a_migrate.patching import Patcher
 from golden_support import case_options
 from shared_support import CORPUS, corpus_files, missing
@@ -232,3 +233,26 @@ def test_operation_values_are_json_whatever_the_card_holds() -> None:
     assert io.json_copy(document.data["b"]) == "2024-01-01"
     assert io.json_copy(document.data["c"]) == {"1": "x", "y": [1.5, True, None]}
     assert type(io.json_copy(document.data["a"])) is str
+
+
+def test_recipe_steps_fall_back_to_the_diff_and_signatures_after_them_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recipe steps do not record (the diff makes their operations); the signatures they invalidate are
+    dropped by the recording signatures transform, and the whole patch still gives the output."""
+    from a2a_migrate import engine, recipes
+
+    diffs: list[Any] = []
+
+    def counted(before: Any, after: Any) -> list[dict[str, Any]]:
+        diffs.append(after)
+        return DIFF(before, after)
+
+    monkeypatch.setattr(engine, "diff", counted)
+    recipe = recipes.load(str(GOLDEN / "recipes" / "set-member.recipe.yaml"))
+    card = {**copy.deepcopy(CARD_V1), "signatures": [{"protected": "eyJraWQiOiJrLTEifQ", "signature": "c2ln"}]}
+    result = migrate_in_place(copy.deepcopy(card), "up", Options(recipes=(recipe,)))
+    assert result.ok
+    assert applied(card, result.patch) == plain(result.card)
+    labels = [change.transform for change in result.changes]
+    assert labels[-1] == "signatures" and result.changes[-1].op == {"op": "remove", "path": "/signatures"}
+    assert any(label.startswith("recipe:") for label in labels)
+    assert len(diffs) == len(recipe.steps)  # one diff per step, none for the chain or the signatures

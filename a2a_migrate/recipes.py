@@ -172,6 +172,8 @@ class Step:
     name: str
     KIND: ClassVar[str] = ""
     FIELDS: ClassVar[Fields] = {}
+    #: Every edit goes through the context, which records it as a patch operation (see engine.run).
+    RECORDS_EDITS: ClassVar[bool] = True
 
     def up(self, card: Any, ctx: Context) -> None:
         """Make the edit (towards 1.0: the same edit as towards 0.3)."""
@@ -264,7 +266,7 @@ class RewriteUrls(Step):
                 ctx.note(pointer, "error", f"rewriting {show(old)} gives {show(new)}, which it would rewrite again: "
                                            "the step is not idempotent")
                 continue
-            _assign(interface, "url", edit.restyled(old, new))
+            _assign(interface, "url", pointer, edit.restyled(old, new), ctx)
             ctx.note(pointer, "lossy", f"url {show(old)} rewritten to {show(new)}")
 
 
@@ -303,7 +305,7 @@ class AddInterface(Step):
         added = edit.like(card, [("url", self.url), ("protocolBinding", self.binding)]
                           + ([("tenant", self.tenant)] if self.tenant is not None else [])
                           + [("protocolVersion", self.protocol_version)])
-        listed.append(added)
+        ctx.append(listed, added, at="/supportedInterfaces")
         ctx.note(jp.join("/supportedInterfaces", len(listed) - 1), "info",
                  f"interface added: {show(self.url)} ({self.binding}, protocol {self.protocol_version})")
 
@@ -320,12 +322,12 @@ class AddInterface(Step):
         if listed is None:
             primary = edit.like(card, [("url", card["url"]), ("transport", card.get("preferredTransport", bindings.JSONRPC))])
             anchor = "preferredTransport" if "preferredTransport" in card else "url"
-            edit.insert_at(card, edit.position(card, anchor) + 1, "additionalInterfaces", listed := [primary])
+            ctx.insert_at(card, edit.position(card, anchor) + 1, "additionalInterfaces", listed := [primary], at="")
             ctx.note("/additionalInterfaces/0", "info", "the primary endpoint listed first (0.3 section 5.6.2)")
         if not isinstance(listed, list):
             ctx.note("/additionalInterfaces", "error", "additionalInterfaces is not a list")
             return
-        listed.append(edit.like(card, [("url", self.url), ("transport", self.binding)]))
+        ctx.append(listed, edit.like(card, [("url", self.url), ("transport", self.binding)]), at="/additionalInterfaces")
         ctx.note(jp.join("/additionalInterfaces", len(listed) - 1), "info",
                  f"interface added: {show(self.url)} ({self.binding})")
 
@@ -353,7 +355,7 @@ class RemoveInterfaces(Step):
             ctx.note("/supportedInterfaces", "error", "the rule matches every interface: a card needs one")
             return
         for index in reversed(gone):
-            interface = listed.pop(index)
+            interface = ctx.pop(listed, index, at="/supportedInterfaces")
             ctx.note(jp.join("/supportedInterfaces", index), "lossy",
                      f"interface {show(interface.get('url'))} removed")
 
@@ -388,16 +390,16 @@ class PinProtocolVersion(Step):
 Place = tuple[Any, Any, str]  # (container, key or index, pointer)
 
 
-def places(card: Any, pointer: str, create: bool = False) -> list[Place]:
+def places(card: Any, pointer: str, ctx: Context | None = None) -> list[Place]:
     """Where a pointer with ``*`` (every array element) lands: ``(container, key, pointer)`` each.
 
-    Only places whose container exists are returned; ``create`` makes missing
-    intermediate objects (never array elements).
+    Only places whose container exists are returned; with ``ctx`` missing
+    intermediate objects are made (never array elements), edited through it.
     """
     tokens = jp.split(pointer)
     found: list[tuple[Any, str]] = [(card, "")]
     for token in tokens[:-1]:
-        found = [child for value, where in found for child in _children(value, where, token, create)]
+        found = [child for value, where in found for child in _children(value, where, token, ctx)]
     last = tokens[-1]
     result: list[Place] = []
     for value, where in found:
@@ -410,13 +412,13 @@ def places(card: Any, pointer: str, create: bool = False) -> list[Place]:
     return result
 
 
-def _children(value: Any, where: str, token: str, create: bool) -> list[tuple[Any, str]]:
+def _children(value: Any, where: str, token: str, ctx: Context | None) -> list[tuple[Any, str]]:
     if isinstance(value, list):
         indexes = range(len(value)) if token == "*" else [int(token)] if token.isdigit() and int(token) < len(value) else []
         return [(value[index], jp.join(where, index)) for index in indexes]
     if isinstance(value, MutableMapping):
-        if token not in value and create:
-            value[token] = edit.like(value)
+        if token not in value and ctx is not None:
+            ctx.set(value, token, edit.like(value), at=where)
         return [(value[token], jp.join(where, token))] if token in value else []
     return []
 
@@ -430,22 +432,28 @@ def _put(container: Any, key: Any, where: str, value: Any, ctx: Context) -> None
     if _has(container, key) and json_equal(container[key], value):  # true is no 1 in a card
         return
     old = container[key] if _has(container, key) else None
-    _assign(container, key, copy.deepcopy(value))  # each card gets its own copy of the recipe's value
+    _assign(container, key, where, copy.deepcopy(value), ctx)  # each card gets its own copy of the recipe's value
     if old is None:
         ctx.note(where, "info", f"set to {show(value)}")
     else:
         ctx.note(where, "lossy", f"{show(old)} replaced by {show(value)}")
 
 
-def _assign(container: Any, key: Any, value: Any) -> None:
-    """Set a member; a YAML end-of-line comment after it moves to two spaces after the new value."""
-    container[key] = value
+def _assign(container: Any, key: Any, where: str, value: Any, ctx: Context) -> None:
+    """Set a member (at pointer ``where``); a YAML end-of-line comment after it moves to two spaces after the
+    new value."""
+    ctx.set(container, key, value, at=_parent(where))
     if isinstance(container, Mapping):
         edit.move_comment(container, key, container, key)
 
 
+def _parent(where: str) -> str:
+    """The pointer of the container of the member at ``where`` (its last token, escaped, has no slash)."""
+    return where[:where.rfind("/")]
+
+
 def _drop(container: Any, key: Any, where: str, ctx: Context, what: str = "") -> None:
-    old = edit.remove(container, key) if isinstance(container, Mapping) else container.pop(key)
+    old = ctx.remove(container, key, at=_parent(where))
     ctx.note(where, "lossy", f"{what} removed: {show(old)}" if what else f"removed: {show(old)}")
 
 
@@ -459,7 +467,7 @@ class SetMember(Step):
     value: Any = None
 
     def apply(self, card: Any, ctx: Context) -> None:
-        for container, key, where in places(card, self.pointer, create=True):
+        for container, key, where in places(card, self.pointer, ctx):
             _put(container, key, where, self.value, ctx)
 
 
@@ -474,7 +482,7 @@ class MergeMember(Step):
     value: dict[str, Any] = field(default_factory=dict)
 
     def apply(self, card: Any, ctx: Context) -> None:
-        for container, key, where in places(card, self.pointer, create=True):
+        for container, key, where in places(card, self.pointer, ctx):
             if not _has(container, key) or not isinstance(container[key], Mapping):
                 _put(container, key, where, _without_nulls(self.value), ctx)
             else:
@@ -615,16 +623,18 @@ class AddExtension(Step):
     params: dict[str, Any] | None = None
 
     def apply(self, card: Any, ctx: Context) -> None:
-        declared = places(card, "/capabilities/extensions", create=True)
+        declared = places(card, "/capabilities/extensions", ctx)
         if not declared:
             return
         capabilities = declared[0][0]
-        extensions = capabilities.setdefault("extensions", [])
+        if "extensions" not in capabilities:
+            ctx.set(capabilities, "extensions", [], at="/capabilities")
+        extensions = capabilities["extensions"]
         if not isinstance(extensions, list) or any(isinstance(e, Mapping) and e.get("uri") == self.uri for e in extensions):
             return
         members = [(key, getattr(self, key)) for key in ("uri", "description", "required", "params")]
-        extensions.append(edit.like(capabilities, [(key, copy.deepcopy(value)) for key, value in members
-                                                   if value is not None]))
+        ctx.append(extensions, edit.like(capabilities, [(key, copy.deepcopy(value)) for key, value in members
+                                                        if value is not None]), at="/capabilities/extensions")
         ctx.note(jp.join("/capabilities/extensions", len(extensions) - 1), "info", f"extension {show(self.uri)} declared")
 
 

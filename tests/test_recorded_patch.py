@@ -1,13 +1,14 @@
 """Patches recorded as edits (issue 15): the built-in transforms record their RFC 6902 operations as they edit.
 
 Over every golden input and every card of the shared corpus, upgraded,
-downgraded and made hybrid: the recorded patch applies to the input (with
-jsonpatch and with a2a_migrate.patching) and gives the output; it says what the
-old snapshot-and-diff patch says (applying either gives the same card, and so
-does each transform's share of it, in order); every operation is labelled with
-a transform that exists. A transform that does not record (a plugin mutating
-the card directly, a YAML card whose aliases share objects) still gets a right
-patch from the diff fallback, and ``patch=False`` records nothing.
+downgraded and made hybrid, and every golden recipe: the recorded patch applies
+to the input (with jsonpatch and with a2a_migrate.patching) and gives the
+output; it says what the old snapshot-and-diff patch says (applying either
+gives the same card, and so does each transform's share of it, in order);
+every operation is labelled with a transform that exists. A transform that
+does not record (a plugin mutating the card directly) and a YAML card whose
+aliases share objects still get a right patch from the diff fallback, and
+``patch=False`` records nothing.
 """
 
 from __future__ import annotations
@@ -132,6 +133,34 @@ def test_recorded_patch_gives_the_output_and_says_what_a_diff_says(
     assert [note.as_dict() for note in result.notes] == [note.as_dict() for note in reference.notes]
 
 
+RECIPES = sorted((GOLDEN / "recipes").glob("*.recipe.*"))
+
+
+@pytest.mark.parametrize("base", ["base.in.json", "base.in.yaml"])
+@pytest.mark.parametrize("recipe_file", RECIPES, ids=lambda path: path.name)
+@pytest.mark.parametrize("mode", ["transform", "up", "down"])
+def test_recipe_steps_record_what_a_diff_says(recipe_file: Path, base: str, mode: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each golden recipe on the golden base card, alone (the transform command), after an upgrade and after
+    a downgrade: the steps' recorded operations give what their diffs give."""
+    from a2a_migrate import recipes
+
+    recipe = recipes.load(str(recipe_file))
+    options = Options(recipes=(recipe,), version_chain=mode != "transform")
+    text = (GOLDEN / "recipes" / base).read_text("utf-8")
+    start, result = migrate(text, base, mode if mode != "transform" else "up", options)
+    assert applied(start, result.patch) == plain(result.card)
+    steps = {step.name for step in recipe.steps}
+    assert {change.transform for change in result.changes} <= CHAIN_NAMES | OTHER_LABELS | steps
+    assert any(change.transform in steps for change in result.changes) or not result.ok
+    with monkeypatch.context() as patched:
+        patched.setattr(recipes.Step, "RECORDS_EDITS", False)
+        reference = diffed(text, base, mode if mode != "transform" else "up", options, monkeypatch)
+    assert plain(reference.card) == plain(result.card)
+    assert states(start, result.changes) == states(start, reference.changes)
+    assert [note.as_dict() for note in result.notes] == [note.as_dict() for note in reference.notes]
+
+
 def test_every_chain_module_records_its_edits() -> None:
     """A module that stopped recording would silently fall back to the slow diff."""
     assert [transform_name(module) for module in CHAIN if not getattr(module, "RECORDS_EDITS", False)] == []
@@ -235,9 +264,9 @@ def test_operation_values_are_json_whatever_the_card_holds() -> None:
     assert type(io.json_copy(document.data["a"])) is str
 
 
-def test_recipe_steps_fall_back_to_the_diff_and_signatures_after_them_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Recipe steps do not record (the diff makes their operations); the signatures they invalidate are
-    dropped by the recording signatures transform, and the whole patch still gives the output."""
+def test_recipe_steps_and_the_signatures_after_them_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recipe steps record their edits, and so does the signatures transform that runs after them to drop
+    the signatures they invalidated: no copy is diffed, and the whole patch still gives the output."""
     from a2a_migrate import engine, recipes
 
     diffs: list[Any] = []
@@ -255,4 +284,4 @@ def test_recipe_steps_fall_back_to_the_diff_and_signatures_after_them_record(mon
     labels = [change.transform for change in result.changes]
     assert labels[-1] == "signatures" and result.changes[-1].op == {"op": "remove", "path": "/signatures"}
     assert any(label.startswith("recipe:") for label in labels)
-    assert len(diffs) == len(recipe.steps)  # one diff per step, none for the chain or the signatures
+    assert diffs == []

@@ -14,6 +14,7 @@ aliases share objects still get a right patch from the diff fallback, and
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,10 +41,15 @@ CHAIN = list(dict.fromkeys((*transforms.UPGRADE, *transforms.DOWNGRADE)))
 CHAIN_NAMES = {transform_name(module) for module in CHAIN}
 
 
-def golden_inputs() -> list[Path]:
-    """Every card file under golden/ that a migration reads (inputs and expected outputs alike are cards)."""
+def golden_files() -> list[Path]:
+    """Every JSON and YAML file under golden/ but options and recipes (inputs and expected outputs)."""
     return sorted(path for path in GOLDEN.rglob("*") if path.suffix in CARD_SUFFIXES
                   and ".options." not in path.name and ".recipe." not in path.name)
+
+
+def golden_inputs() -> list[Path]:
+    """The golden files that are cards (golden/refused keeps a few that are not: refused before any transform)."""
+    return [path for path in golden_files() if _is_card(path)]
 
 
 def cases() -> Iterator[Any]:
@@ -54,9 +60,26 @@ def cases() -> Iterator[Any]:
     if not CORPUS.is_dir():
         yield pytest.param(None, "up", Options(), id="no-corpus", marks=pytest.mark.skip(reason=missing(CORPUS)))
         return
-    for path in corpus_files():
+    for path in corpus_cards():
         for mode in ("up", "down", "hybrid"):
             yield pytest.param(path, mode, Options(), id=f"corpus/{path.name}-{mode}")
+
+
+def corpus_cards() -> list[Path]:
+    """The corpus files that are cards (a few are broken JSON, refused in one line: test_conservation's)."""
+    return [path for path in corpus_files() if _is_card(path)]
+
+
+def _is_card(path: Path) -> bool:
+    try:
+        io.parse(read(path), path.name)
+    except io.CardError:
+        return False
+    return True
+
+
+def read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", errors="replace")
 
 
 def _options(path: Path) -> Options:
@@ -69,7 +92,7 @@ def migrate(text: str, name: str, mode: str, options: Options) -> tuple[Any, Res
     document = io.parse(text, name)
     direction = "down" if mode == "down" else "up"
     if mode == "hybrid":
-        options = Options(**{**options.__dict__, "hybrid": True})
+        options = dataclasses.replace(options, hybrid=True)
     result = migrate_in_place(document.data, direction, options, original=document.original)
     return io.json_values(document.original), result
 
@@ -110,11 +133,8 @@ def states(start: Any, changes: list[Change]) -> list[tuple[str, Any]]:
 @pytest.mark.parametrize(("path", "mode", "options"), list(cases()))
 def test_recorded_patch_gives_the_output_and_says_what_a_diff_says(
         path: Path, mode: str, options: Options, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    try:
-        start, result = migrate(text, path.name, mode, options)
-    except io.CardError:
-        return  # not a card (the corpus keeps a few): refused in one line, which test_conservation checks
+    text = read(path)
+    start, result = migrate(text, path.name, mode, options)
     output = plain(result.card)
     # The recorded patch applies to the input and gives the output, with jsonpatch and with our applier.
     assert applied(start, result.patch) == output
@@ -169,7 +189,14 @@ def test_every_chain_module_records_its_edits() -> None:
 def test_the_inputs_are_found() -> None:
     paths = golden_inputs()
     assert len(paths) >= 100
+    assert {path.parent.name for path in golden_files() if path not in paths} <= {"refused"}
     assert any(path.suffix == ".yaml" for path in paths)
+    assert len(RECIPES) >= 10
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=missing(CORPUS))
+def test_all_but_a_few_corpus_files_are_cards() -> None:
+    assert len(corpus_cards()) >= len(corpus_files()) - 3
 
 
 # -- the fallback ------------------------------------------------------------------------------

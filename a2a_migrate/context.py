@@ -118,7 +118,8 @@ class Options:
 
 @dataclass
 class Context:
-    """Carries the options into a chain and collects the notes coming out."""
+    """Carries the options into a chain and collects the notes coming out (and, when the engine records
+    them, the patch operations of each edit a transform makes through the methods below)."""
 
     options: Options = field(default_factory=Options)
     notes: list[Note] = field(default_factory=list)

@@ -3,6 +3,9 @@
 Transforms mutate the working copy, which is a plain ``dict`` for JSON and a
 ruamel ``CommentedMap`` for YAML. These helpers put a new member where the
 member it replaces stood, and carry a YAML comment along with a renamed key.
+The built-in transforms call them through the methods of
+:class:`a2a_migrate.context.Context`, which also record each edit as a patch
+operation; a new object not yet in the card is edited with them directly.
 """
 
 from __future__ import annotations

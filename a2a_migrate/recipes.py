@@ -327,7 +327,8 @@ class AddInterface(Step):
         if not isinstance(listed, list):
             ctx.note("/additionalInterfaces", "error", "additionalInterfaces is not a list")
             return
-        ctx.append(listed, edit.like(card, [("url", self.url), ("transport", self.binding)]), at="/additionalInterfaces")
+        added = edit.like(card, [("url", self.url), ("transport", self.binding)])
+        ctx.append(listed, added, at="/additionalInterfaces")
         ctx.note(jp.join("/additionalInterfaces", len(listed) - 1), "info",
                  f"interface added: {show(self.url)} ({self.binding})")
 

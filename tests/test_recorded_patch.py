@@ -147,8 +147,9 @@ def test_recorded_patch_gives_the_output_and_says_what_a_diff_says(
     reference = diffed(text, path.name, mode, options, monkeypatch)
     assert plain(reference.card) == output
     assert applied(start, reference.patch) == output
-    assert [label for label, _ in states(start, result.changes)] == [label for label, _ in states(start, reference.changes)]
-    assert states(start, result.changes) == states(start, reference.changes)
+    recorded, diffed_states = states(start, result.changes), states(start, reference.changes)
+    assert [label for label, _ in recorded] == [label for label, _ in diffed_states]
+    assert recorded == diffed_states
     assert result.changed == reference.changed
     assert [note.as_dict() for note in result.notes] == [note.as_dict() for note in reference.notes]
 
@@ -219,7 +220,8 @@ class DirectPlugin:
 
 CARD_V1 = {
     "name": "Echo", "description": "Echoes.", "version": "1.0.0",
-    "supportedInterfaces": [{"url": "https://echo.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+    "supportedInterfaces": [
+        {"url": "https://echo.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
     "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
     "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}],
 }
@@ -277,7 +279,8 @@ def test_patch_false_records_nothing_and_gives_the_same_card() -> None:
     assert without.card == with_patch.card
     assert without.changed and with_patch.changed
     assert [note.as_dict() for note in without.notes] == [note.as_dict() for note in with_patch.notes]
-    down_with, down_without = a2a_migrate.downgrade(with_patch.card), a2a_migrate.downgrade(with_patch.card, patch=False)
+    down_with = a2a_migrate.downgrade(with_patch.card)
+    down_without = a2a_migrate.downgrade(with_patch.card, patch=False)
     assert down_without.patch == [] and down_without.card == down_with.card and down_with.patch
 
 

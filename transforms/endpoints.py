@@ -76,7 +76,8 @@ def _repair_interface(interface: Any, pointer: str, ctx: Context) -> None:
         return
     spelled = next((interface[k] for k in _BINDING_SPELLINGS if bindings.canonical(interface.get(k))), None)
     position = edit.position(interface, "url") + 1
-    ctx.insert_at(interface, position, "protocolBinding", _binding(spelled, join(pointer, "protocolBinding"), ctx), at=pointer)
+    binding = _binding(spelled, join(pointer, "protocolBinding"), ctx)
+    ctx.insert_at(interface, position, "protocolBinding", binding, at=pointer)
 
 
 def _set_binding(interface: Any, spelled_as: str, pointer: str, ctx: Context) -> None:

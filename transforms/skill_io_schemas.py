@@ -71,7 +71,8 @@ def _add_mode(card: Any, skill: Any, member: str, pointer: str, ctx: Context) ->
     # The skill used the card's defaults: keep offering them, and JSON besides.
     defaults = card.get(_DEFAULTS[member])
     inherited = [mode for mode in defaults if isinstance(mode, str)] if isinstance(defaults, list) and defaults else [_PLAIN]
-    ctx.insert_at(skill, len(skill), member, inherited + [JSON_MEDIA_TYPE] * (JSON_MEDIA_TYPE not in inherited), at=pointer)
+    offered = inherited + [JSON_MEDIA_TYPE] * (JSON_MEDIA_TYPE not in inherited)
+    ctx.insert_at(skill, len(skill), member, offered, at=pointer)
     ctx.note(join(pointer, member), "assumed",
              f"{member} set to the card's default modes plus {JSON_MEDIA_TYPE}: the skill took a JSON schema")
 

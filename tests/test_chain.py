@@ -20,6 +20,21 @@ def test_every_transform_module_is_in_both_chains() -> None:
     assert sorted(map(transform_name, transforms.DOWNGRADE)) == MODULES
 
 
+def test_a_transform_is_named_by_its_name_else_its_module() -> None:
+    import types
+    from typing import ClassVar
+
+    plugin = types.ModuleType("acme.plugins.docs")
+    assert transform_name(plugin) == "docs"
+    plugin.name = "acme_docs"  # type: ignore[attr-defined]
+    assert transform_name(plugin) == "acme_docs"
+
+    class Step:
+        name: ClassVar[str] = "recipe:gateway.yaml#1"
+
+    assert transform_name(Step()) == "recipe:gateway.yaml#1"
+
+
 def test_chains_have_no_repeats() -> None:
     assert len(set(transforms.UPGRADE)) == len(transforms.UPGRADE)
     assert len(set(transforms.DOWNGRADE)) == len(transforms.DOWNGRADE)

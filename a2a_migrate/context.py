@@ -164,13 +164,13 @@ class Context:
     def set(self, container: Any, key: str | int, value: Any, *, at: str) -> None:
         """``container[key] = value``: a member (added or replaced in place) or an array item."""
         if self.ops is not None:
-            self._record("replace" if _holds(container, key) else "add", join(at, key), value)
+            self._put(container, key, join(at, key), value)
         container[key] = value
 
     def insert_at(self, mapping: MutableMapping[str, Any], index: int, key: str, value: Any, *, at: str) -> None:
         """:func:`edit.insert_at`, recorded."""
         if self.ops is not None:
-            self._record("replace" if key in mapping else "add", join(at, key), value)
+            self._put(mapping, key, join(at, key), value)
         from a2a_migrate import edit  # not on the command line's import path
 
         edit.insert_at(mapping, index, key, value)
@@ -183,7 +183,7 @@ class Context:
             for key in old_keys:
                 if key != new_key and key in mapping:
                     self.ops.append({"op": "remove", "path": join(at, key)})
-            self._record("replace" if new_key in mapping else "add", join(at, new_key), value)
+            self._put(mapping, new_key, join(at, new_key), value)
         from a2a_migrate import edit  # not on the command line's import path
 
         edit.replace(mapping, old_keys, new_key, value)
@@ -223,19 +223,38 @@ class Context:
         """Make an array hold ``values``, in place (a YAML flow list stays one): item by item."""
         if self.ops is not None:
             for index, value in enumerate(values[:len(items)]):
-                if value is not items[index]:  # (an item kept is the very object: no operation)
-                    self._record("replace", join(at, index), value)
+                self._put(items, index, join(at, index), value)
             for index in reversed(range(len(values), len(items))):
                 self.ops.append({"op": "remove", "path": join(at, index)})
             for index in range(len(items), len(values)):
                 self._record("add", join(at, index), values[index])
         items[:] = values
 
+    def _put(self, container: Any, key: str | int, path: str, value: Any) -> None:
+        """Record an ``add`` where ``key`` is new, a ``replace`` where it holds another value, and nothing
+        where it holds this one (a reviewer's plan shows no operation that changes nothing)."""
+        if not _holds(container, key):
+            self._record("add", path, value)
+        elif not _same(container[key], value):
+            self._record("replace", path, value)
+
     def _record(self, op: str, path: str, value: Any) -> None:
         from a2a_migrate.io import json_copy
 
         assert self.ops is not None
         self.ops.append({"op": op, "path": path, "value": json_copy(value)})
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Whether ``new`` written over ``old`` changes nothing: the very object, or an equal value of the same
+    type (a YAML date written as its string is a change, and so is ``true`` for ``1``, even nested)."""
+    if old is new:
+        return True
+    if type(old) is not type(new):
+        return False
+    from a2a_migrate.patching import json_equal
+
+    return json_equal(old, new)
 
 
 def _holds(container: Any, key: str | int) -> bool:

@@ -315,3 +315,22 @@ def test_recipe_steps_and_the_signatures_after_them_record(monkeypatch: pytest.M
     assert labels[-1] == "signatures" and result.changes[-1].op == {"op": "remove", "path": "/signatures"}
     assert any(label.startswith("recipe:") for label in labels)
     assert diffs == []
+
+
+def test_an_edit_that_changes_nothing_records_no_operation() -> None:
+    """A hybrid card downgraded: its 0.3 members are written again with the values they have (a plan would
+    show a replace that does nothing); a value of another type is a change, however equal in Python."""
+    text = read(GOLDEN / "hybrid-card.0.3.json")
+    start, result = migrate(text, "hybrid-card.0.3.json", "down", Options())
+    state = start
+    for change in result.changes:
+        after = applied(state, [change.op])
+        assert after != state, change
+        state = after
+    ctx = Context(ops=[])
+    card: dict[str, Any] = {"a": [1], "b": 1, "c": {"x": [True]}}
+    ctx.set(card, "a", [1], at="")
+    ctx.set(card, "b", True, at="")
+    ctx.set(card, "c", {"x": [1]}, at="")
+    assert ctx.ops == [{"op": "replace", "path": "/b", "value": True},
+                       {"op": "replace", "path": "/c", "value": {"x": [1]}}]

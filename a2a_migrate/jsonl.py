@@ -40,6 +40,14 @@ class LineResult:
     outcome: Outcome
     output: str | None
 
+    def output_bytes(self) -> bytes | None:
+        """The line to write, with its newline, as bytes (bytes as read for a line that was not UTF-8)."""
+        return None if self.output is None else (self.output + "\n").encode("utf-8", "surrogateescape")
+
+    def report_line(self) -> str:
+        """The line's object of a ``--report`` stream, as one line of JSON with its newline."""
+        return json.dumps(self.report_entry(), ensure_ascii=False) + "\n"
+
     def report_entry(self) -> dict[str, Any]:
         """The line's object of a ``--report`` stream."""
         outcome = self.outcome
@@ -49,15 +57,18 @@ class LineResult:
                 "patch": outcome.patch}
 
 
-def read_lines(stream: BinaryIO, max_bytes: int | None = None) -> Iterator[Line]:
+def read_lines(stream: BinaryIO, max_bytes: int | None = None, first: int = 1) -> Iterator[Line]:
     """The non-blank lines of a binary stream, read one at a time (blank lines still count for numbers).
+
+    ``first`` is the number of the stream's first line (a block of a larger file
+    starts further on: :mod:`a2a_migrate.dask`).
 
     A line longer than ``max_bytes`` is not held: the rest of it is skipped and
     it is an error line; so is a line that is not UTF-8 (its text kept with
     surrogate escapes, to be written back unchanged), and a read that fails
     (which ends the lines).
     """
-    number = 0
+    number = first - 1
     while True:
         try:
             raw = stream.readline() if max_bytes is None else stream.readline(max_bytes + 1)

@@ -20,8 +20,8 @@ import pytest
 WORK = ("a2a_migrate.transforms", "a2a_migrate.signing", "a2a_migrate.hybrid", "a2a_migrate.conservation",
         "a2a_migrate.api", "a2a_migrate.engine", "a2a_migrate.batch", "a2a_migrate.jsontext",
         "a2a_migrate.yamltext", "a2a_migrate.validation", "a2a_migrate.chain", "a2a_migrate.recipes",
-        "a2a_migrate.edit", "a2a_migrate.plans", "a2a_migrate.applying", "ruamel", "jsonpatch", "joserfc",
-        "a2a_migrate.fetch", "httpx", "httpcore", "socket")
+        "a2a_migrate.edit", "a2a_migrate.plans", "a2a_migrate.applying", "a2a_migrate.dask", "ruamel", "jsonpatch",
+        "joserfc", "a2a_migrate.fetch", "httpx", "httpcore", "socket", "dask", "distributed", "fsspec")
 
 RUN = """
 import json, runpy, sys

@@ -11,7 +11,6 @@ this module reads and writes.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,10 +76,11 @@ def _results(path: str, job: Job, jobs: int, tally: Tally) -> Iterator[LineResul
 
 def _write(result: LineResult, report: IO[str] | None) -> None:
     """Write a line's result to stdout (bytes as read, for lines that were not UTF-8) and its report line."""
-    if result.output is not None:
-        sys.stdout.buffer.write((result.output + "\n").encode("utf-8", "surrogateescape"))
+    output = result.output_bytes()
+    if output is not None:
+        sys.stdout.buffer.write(output)
     if report is not None:
-        report.write(json.dumps(result.report_entry(), ensure_ascii=False) + "\n")
+        report.write(result.report_line())
 
 
 @contextmanager

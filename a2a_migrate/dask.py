@@ -48,7 +48,11 @@ _CHUNK = 1024 * 1024
 
 
 class RegistryError(ValueError):
-    """A registry run that cannot start or finish; the message is one line for people."""
+    """A registry run that cannot start or finish: where (a file, a folder, the scheduler) and why, in one line."""
+
+    def __init__(self, place: str, message: str) -> None:
+        super().__init__(f"{place}: {message}")
+        self.place, self.message = place, message
 
 
 class MissingExtra(RegistryError):
@@ -144,7 +148,8 @@ def _require_extra() -> None:
         import distributed  # noqa: F401
     except ImportError as error:
         missing = (error.name or "dask").split(".")[0]
-        raise MissingExtra(f"the Dask engine needs {missing}, which is not installed: {INSTALL_HINT}") from None
+        raise MissingExtra(__name__, f"the Dask engine needs {missing}, which is not installed: {INSTALL_HINT}") \
+            from None
 
 
 # -- planning: files, blocks, line numbers -----------------------------------------------------------
@@ -153,13 +158,13 @@ def _require_extra() -> None:
 def plan_blocks(inputs: str | Sequence[str], block_size: int = BLOCK_SIZE) -> list[Block]:
     """The blocks of every input file, in order (line numbers not known yet: see :func:`migrate_registry`)."""
     if block_size < 1:
-        raise RegistryError(f"block size {block_size}: must be at least 1 byte")
+        raise RegistryError(f"block size {block_size}", "must be at least 1 byte")
     blocks: list[Block] = []
     for fs, path, shown in _files([inputs] if isinstance(inputs, str) else list(inputs)):
         try:
             size = int(fs.size(path))
         except OSError as error:
-            raise RegistryError(f"{shown}: cannot read: {error.strerror or error}") from None
+            raise RegistryError(shown, f"cannot read: {error.strerror or error}") from None
         for start in range(0, max(size, 1), block_size):  # an empty file is one empty part
             blocks.append(Block(len(blocks), fs, path, shown, start, min(start + block_size, size), size))
     return blocks
@@ -170,15 +175,14 @@ def _files(patterns: list[str]) -> Iterator[tuple[Any, str, str]]:
     import fsspec
 
     if not patterns:
-        raise RegistryError("no input files named")
+        raise RegistryError("inputs", "no input files named")
     seen: set[tuple[str, str]] = set()
     for pattern in patterns:
         fs, path = fsspec.core.url_to_fs(pattern)
         paths = sorted(fs.glob(path)) if fsspec.core.has_magic(path) else [path] if fs.isfile(path) else []
         paths = [found for found in paths if fs.isfile(found)]
         if not paths:
-            raise RegistryError(f"{pattern}: no such file" if not fsspec.core.has_magic(path)
-                                else f"{pattern}: no file matches")
+            raise RegistryError(pattern, "no file matches" if fsspec.core.has_magic(path) else "no such file")
         for found in paths:
             key = (str(fs.protocol), found)
             if key not in seen:
@@ -259,7 +263,7 @@ def _compute(client: Client, collections: list[Any], doing: str) -> list[Any]:
     except RegistryError:
         raise
     except Exception as error:  # noqa: BLE001 - whatever a worker raised comes back here: one line, not a traceback
-        raise RegistryError(f"{doing}: {type(error).__name__}: {error}") from None
+        raise RegistryError(doing, f"{type(error).__name__}: {error}") from None
 
 
 def _run(client: Client, blocks: list[Block], job: Job, out_fs: Any, root: str,
@@ -358,7 +362,7 @@ def _refuse_used_output(fs: Any, root: str, output: str) -> None:
     used = fs.exists(f"{root}/parts.jsonl") or any(fs.glob(f"{root}/{folder}/part-*.jsonl")
                                                   for folder in ("results", "reports"))
     if used:
-        raise RegistryError(f"{output}: already holds the parts of a run; remove them or choose another folder")
+        raise RegistryError(output, "already holds the parts of a run; remove them or choose another folder")
 
 
 def _write_manifest(fs: Any, root: str, parts: list[Part]) -> None:
@@ -380,7 +384,7 @@ def local_workers(scheduler: str) -> int | None:
         return None
     count = scheduler.removeprefix("local:")
     if not count.isdigit() or int(count) < 1:
-        raise RegistryError(f"{scheduler}: local:N needs N, a number of workers of at least 1")
+        raise RegistryError(scheduler, "local:N needs N, a number of workers of at least 1")
     return int(count)
 
 
@@ -394,13 +398,13 @@ def _client(scheduler: Any) -> Iterator[Client]:
         return
     workers = local_workers("local" if scheduler is None else str(scheduler))
     if workers is not None:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as client:
             yield client
         return
     try:
         client = Client(str(scheduler), timeout="30s")
     except (OSError, TimeoutError, ValueError) as error:
-        raise RegistryError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+        raise RegistryError(str(scheduler), f"cannot reach the Dask scheduler: {error}") from None
     with client:
         yield client

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from a2a_migrate import cli
 from a2a_migrate.batch import Job
 from a2a_migrate.jsonl import Line
+from transform_helpers import base_card
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 BLOCK = 48 * 1024  # small blocks: many parts per file, blocks that begin and end mid-line
@@ -71,7 +72,7 @@ def joined(out: Path, folder: str) -> bytes:
 def client() -> Iterator[Any]:
     distributed = pytest.importorskip("distributed", reason="the dask extra is not installed: pip install '.[test]'")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         yield client
 
 
@@ -219,3 +220,67 @@ def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch,
         monkeypatch.setitem(sys.modules, name, None)  # import dask raises ImportError
     with pytest.raises(MissingExtra, match=r"needs dask, which is not installed: pip install 'a2a-migrate\[dask\]'"):
         migrate_registry("registry.jsonl", str(tmp_path / "out"), Job("up"))
+
+
+# -- the command line --------------------------------------------------------------------------------
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(cli.main, list(args))
+
+
+def test_the_command_line_runs_on_the_cluster_at_an_address(client: Any, files: list[Path], tmp_path: Path,
+                                                              expected: tuple[bytes, bytes]) -> None:
+    out = tmp_path / "out"
+    done = invoke("upgrade", "--jsonl", str(files[0].parent / "registry-*.jsonl"), "-o", str(out),
+                  "--max-file-size", str(MAX_BYTES), "--scheduler", client.scheduler.address)
+    assert done.exit_code == 123, done.output  # some lines fail, by design
+    assert (joined(out, "results"), joined(out, "reports")) == expected
+    reports = [json.loads(line) for line in expected[1].splitlines()]
+    changed = sum(report["changed"] for report in reports)
+    assert done.stderr.splitlines()[-1].startswith(f"{changed} cards upgraded, ")
+    assert f"{files[0]}:" in done.stderr and "Traceback" not in done.output  # a failed line is shown, file:line
+
+
+def test_local_n_starts_a_cluster_of_its_own(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason="the dask extra is not installed: pip install '.[test]'")
+    source = tmp_path / "cards.jsonl"
+    source.write_text(json.dumps(base_card(name="A")) + "\n")
+    done = invoke("upgrade", "--jsonl", str(source), "-o", str(tmp_path / "out"), "--scheduler", "local:1")
+    assert done.exit_code == 0, done.output
+    result = json.loads((tmp_path / "out" / "results" / "part-00000.jsonl").read_text())
+    assert result["name"] == "A" and "supportedInterfaces" in result
+    assert done.stderr.splitlines()[-1] == "1 card upgraded, 0 already 1.0"
+
+
+@pytest.mark.parametrize("args", [
+    ["--scheduler", "local:2", "CARDS"],  # no -o
+    ["--scheduler", "local:2", "-o", "OUT", "--check", "CARDS"],
+    ["--scheduler", "local:2", "-o", "OUT", "--report", "r.jsonl", "CARDS"],
+    ["--scheduler", "local:2", "-o", "OUT", "-j", "2", "CARDS"],
+    ["--scheduler", "local:2", "-o", "OUT", "-"],
+    ["--scheduler", "local:0", "-o", "OUT", "CARDS"],
+    ["--scheduler", "local:two", "-o", "OUT", "CARDS"],
+], ids=["no-o", "check", "report", "jobs", "stdin", "local-0", "local-two"])
+def test_what_a_cluster_run_cannot_do_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    cards = tmp_path / "cards.jsonl"
+    cards.write_text("{}\n")
+    args = [str(cards) if arg == "CARDS" else str(tmp_path / "out") if arg == "OUT" else arg for arg in args]
+    done = invoke("upgrade", "--jsonl", *args)
+    assert done.exit_code == 2 and "Traceback" not in done.output and "--scheduler" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_scheduler_without_jsonl_is_a_usage_error(tmp_path: Path) -> None:
+    done = invoke("upgrade", str(tmp_path), "-o", str(tmp_path / "out"), "--scheduler", "local:1")
+    assert done.exit_code == 2 and "--scheduler goes with --jsonl and -o DIR" in done.stderr
+
+
+def test_without_dask_the_command_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("dask", "dask.bag", "distributed"):
+        monkeypatch.setitem(sys.modules, name, None)
+    cards = tmp_path / "cards.jsonl"
+    cards.write_text("{}\n")
+    done = invoke("upgrade", "--jsonl", str(cards), "-o", str(tmp_path / "out"), "--scheduler", "local:1")
+    assert done.exit_code == 2
+    assert done.stderr == "Error: the Dask engine needs dask, which is not installed: pip install 'a2a-migrate[dask]'\n"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, IO
 
 import click
 
-from a2a_migrate.cli.common import EXIT_INPUT, echo_error, is_stdout
+from a2a_migrate.cli.common import EXIT_INPUT, EXIT_USAGE, echo_error, is_stdout, print_messages
 
 if TYPE_CHECKING:
     from a2a_migrate.batch import Job
@@ -33,6 +33,8 @@ def execute_jsonl(run: Run) -> int:
     from a2a_migrate.batch import Job
     from a2a_migrate.cli.migrate import Tally, located_severities
 
+    if run.scheduler is not None:
+        return execute_registry(run)
     _refuse(run)
     job = Job(run.direction, run.options, record=run.report_file is not None, fail_on=run.fail_on,
               keep_text=not run.check, max_bytes=run.max_bytes, locate=located_severities(run, batch=True))
@@ -44,6 +46,62 @@ def execute_jsonl(run: Run) -> int:
                 tally.add(result.outcome, path)
                 _write(result, report)
     return tally.finish()
+
+
+def execute_registry(run: Run) -> int:
+    """``--scheduler``: the lines of every PATH migrated on a Dask cluster, in parts under ``-o DIR``.
+
+    Each part's first failed line is printed (the reports hold every line's
+    notes), then where the parts are and the usual summary line.
+    """
+    from a2a_migrate import dask
+    from a2a_migrate.batch import Job
+    from a2a_migrate.cli.migrate import Tally
+
+    _refuse_on_cluster(run)
+    assert run.output_dir is not None and run.scheduler is not None  # _refuse_on_cluster
+    job = Job(run.direction, run.options, fail_on=run.fail_on, max_bytes=run.max_bytes)
+    try:
+        registry = dask.migrate_registry(run.paths, str(run.output_dir), job, run.scheduler)
+    except dask.MissingExtra as error:
+        raise RegistryUsageError(error.message) from None
+    except dask.RegistryError as error:
+        echo_error(error.place, error.message)
+        return EXIT_INPUT
+    for part in registry.parts:
+        if part.first_failure is not None:
+            print_messages(part.first_failure, run.verbosity, batch=True)
+    tally = Tally(run)
+    tally.counts.update(registry.counts)
+    tally.yielded.update(run.paths)  # a PATH that named no file was an error already
+    if run.verbosity >= 0:
+        click.echo(f"{len(registry.parts)} parts in {run.output_dir}: results/, reports/ (every line's notes "
+                   f"and patch), parts.jsonl (each part's file and first line)", err=True)
+    return tally.finish()
+
+
+class RegistryUsageError(click.ClickException):
+    """A one-line error (``Error: ...``) with the usage exit code 2: the run cannot start as asked."""
+
+    exit_code = EXIT_USAGE
+
+
+def _refuse_on_cluster(run: Run) -> None:
+    """Usage errors for what a run on a cluster cannot do: it writes parts under -o, nothing to stdout."""
+    if run.output_dir is None:
+        raise click.UsageError("--scheduler writes the results in parts: give -o DIR")
+    for given, option in ((run.check, "--check"), (run.show_diff, "--diff"), (run.show_patch, "--patch"),
+                          (run.report_file, "--report (the reports are in DIR/reports)"),
+                          (run.include, "--include"), (run.exclude, "--exclude"), ("-" in run.paths, "- (stdin)")):
+        if given:
+            raise click.UsageError(f"--scheduler writes every result and report under -o DIR; {option} cannot be "
+                                   f"used with it")
+    from a2a_migrate.dask import RegistryError, local_workers
+
+    try:
+        local_workers(run.scheduler or "")
+    except RegistryError as error:
+        raise click.UsageError(f"--scheduler {error.place}: {error.message}") from None
 
 
 def _refuse(run: Run) -> None:

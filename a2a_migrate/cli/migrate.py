@@ -102,6 +102,7 @@ class Run:
     verbosity: int
     max_bytes: int | None = io.MAX_CARD_BYTES
     output_format: str = "text"  # issue 14: text, or github (annotations, with --check)
+    scheduler: str | None = None  # issue 12: --jsonl on a Dask cluster (cli/jsonl.py)
 
     @property
     def writes(self) -> bool:
@@ -115,9 +116,17 @@ _HYBRID = click.option(
          "all of it (old ones are dropped). Same result from upgrade and downgrade.")
 
 
+_SCHEDULER = click.option(
+    "--scheduler", metavar="ADDRESS|local:N",
+    help="With --jsonl and -o DIR: run on a Dask cluster, the scheduler at ADDRESS (tcp://host:8786) or local:N "
+         "(N worker processes here), writing DIR/results and DIR/reports in parts. PATHs may be globs and "
+         "fsspec URLs (s3://...). Needs pip install 'a2a-migrate[dask]'.")
+
+
 @click.command()
 @migration_options
 @_HYBRID
+@_SCHEDULER
 def upgrade(**kwargs: Any) -> None:
     """Upgrade cards (0.3 and older) to protocol 1.0.
 
@@ -132,6 +141,7 @@ def upgrade(**kwargs: Any) -> None:
 @click.command()
 @migration_options
 @_HYBRID
+@_SCHEDULER
 @click.option("--keep-tenant-interfaces", is_flag=True,
               help="Keep interfaces that have a tenant (0.3 cannot say it: the tenant is dropped) instead of "
                    "leaving them out.")
@@ -161,11 +171,14 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
              keep_signatures: bool,
              include: Sequence[str], exclude: Sequence[str], jobs: int | None, quiet: bool, verbose: bool,
              max_file_size: int = io.MAX_CARD_BYTES, jsonl: bool = False, output_format: str = "text",
-             **extra: Any) -> int:
+             scheduler: str | None = None, **extra: Any) -> int:
     from a2a_migrate.batch import default_jobs
 
     if output_format == "github" and (not check or jsonl):  # issue 14: annotations say what --check found
         raise click.UsageError("--format github goes with --check (and not with --jsonl)")
+    if scheduler is not None and (not jsonl or jobs is not None):  # issue 12: the cluster's workers do the work
+        raise click.UsageError("--scheduler goes with --jsonl and -o DIR; the cluster, not -j, says how many "
+                               "workers (local:N)")
     sign_request = pop_signing_request(extra)  # issue 7: reads and checks the key (exit 2 if unusable)
     options = Options(interface_version=interface_version, default_name=default_name,
                       default_description=default_description, default_version=default_version,
@@ -177,7 +190,7 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
     run = Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
                options,
                include, exclude, jobs or default_jobs(), verbosity(quiet, verbose), max_file_size,
-               output_format)
+               output_format, scheduler)
     if jsonl and any(discover.is_url(path) for path in paths):
         raise click.UsageError("--jsonl reads files or stdin (-), not URLs")
     if jsonl:  # issue 12: JSONL streams (cli/jsonl.py)

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from a2a_migrate import cli
 from a2a_migrate.batch import Job
@@ -261,11 +263,16 @@ def test_local_n_starts_a_cluster_of_its_own(tmp_path: Path) -> None:
     ["--scheduler", "local:2", "-o", "OUT", "-"],
     ["--scheduler", "local:0", "-o", "OUT", "CARDS"],
     ["--scheduler", "local:two", "-o", "OUT", "CARDS"],
-], ids=["no-o", "check", "report", "jobs", "stdin", "local-0", "local-two"])
+    ["--scheduler", "local:2", "-o", "OUT", "--sign-key", "KEY", "--kid", "k1", "CARDS"],
+], ids=["no-o", "check", "report", "jobs", "stdin", "local-0", "local-two", "sign"])
 def test_what_a_cluster_run_cannot_do_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
     cards = tmp_path / "cards.jsonl"
     cards.write_text("{}\n")
-    args = [str(cards) if arg == "CARDS" else str(tmp_path / "out") if arg == "OUT" else arg for arg in args]
+    key = tmp_path / "key.pem"
+    key.write_bytes(ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    places = {"CARDS": str(cards), "OUT": str(tmp_path / "out"), "KEY": str(key)}
+    args = [places.get(arg, arg) for arg in args]
     done = invoke("upgrade", "--jsonl", *args)
     assert done.exit_code == 2 and "Traceback" not in done.output and "--scheduler" in done.stderr
     assert not (tmp_path / "out").exists()

@@ -96,6 +96,9 @@ def _refuse_on_cluster(run: Run) -> None:
         if given:
             raise click.UsageError(f"--scheduler writes every result and report under -o DIR; {option} cannot be "
                                    f"used with it")
+    if run.options.signing is not None:
+        raise click.UsageError("--sign-key with --scheduler would send the private key to every worker; "
+                               "sign the results afterwards")
     from a2a_migrate.dask import RegistryError, local_workers
 
     try:

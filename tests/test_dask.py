@@ -130,8 +130,9 @@ def test_part_names_are_stable(client: Any, files: list[Path], tmp_path: Path) -
     from a2a_migrate.dask import migrate_registry, plan_blocks
 
     inputs = [str(path) for path in files]
-    for out in ("a", "b"):
-        migrate_registry(inputs, str(tmp_path / out), job(), client, block_size=BLOCK)
+    migrate_registry(inputs, str(tmp_path / "a"), job(), client, block_size=BLOCK)
+    # fsspec URLs name the same files and folder
+    migrate_registry([path.as_uri() for path in files], (tmp_path / "b").as_uri(), job(), client, block_size=BLOCK)
     names = [path.name for path in sorted((tmp_path / "a" / "results").iterdir())]
     assert names == [f"part-{index:05d}.jsonl" for index in range(len(plan_blocks(inputs, BLOCK)))]
     for folder in ("results", "reports"):
@@ -204,6 +205,20 @@ def test_a_folder_with_parts_of_another_run_is_refused(client: Any, tmp_path: Pa
     migrate_registry(str(source), str(tmp_path / "out"), Job("up"), client)
     with pytest.raises(RegistryError, match=r"out: already holds the parts of a run"):
         migrate_registry(str(source), str(tmp_path / "out"), Job("up"), client)
+
+
+def test_a_block_that_keeps_failing_stops_the_run_in_one_line(client: Any, tmp_path: Path) -> None:
+    from a2a_migrate.dask import RegistryError, migrate_registry
+
+    source = tmp_path / "one.jsonl"
+    source.write_text("{}\n")
+    with pytest.raises(RegistryError, match=r"^migrating: OSError: the disk went away$"):
+        migrate_registry(str(source), str(tmp_path / "out"), Job("up"), client, pause=broken_disk)
+    assert not [path for path in (tmp_path / "out").rglob("*") if path.is_file()]  # no part, no temporary file
+
+
+def broken_disk(line: Line) -> None:
+    raise OSError("the disk went away")
 
 
 @pytest.mark.parametrize("pattern, message", [("missing.jsonl", "missing.jsonl: no such file"),

@@ -112,8 +112,8 @@ class RegistryRun:
         return total
 
 
-def migrate_registry(inputs: str | Sequence[str], output: str, job: Job, scheduler: Any = None, *,
-                     block_size: int = BLOCK_SIZE, pause: Callable[[Line], None] | None = None) -> RegistryRun:
+def migrate_registry(inputs: str | Sequence[str], output: str, job: Job, scheduler: str | Client | None = None,
+                     *, block_size: int = BLOCK_SIZE, pause: Callable[[Line], None] | None = None) -> RegistryRun:
     """Migrate every line of the JSONL files ``inputs`` on a Dask cluster, writing parts under ``output``.
 
     ``inputs``: paths or fsspec URLs, globs allowed. ``job``: the direction and
@@ -389,7 +389,7 @@ def local_workers(scheduler: str) -> int | None:
 
 
 @contextmanager
-def _client(scheduler: Any) -> Iterator[Client]:
+def _client(scheduler: str | Client | None) -> Iterator[Client]:
     """The client of the scheduler asked for; a local cluster started here is stopped at the end."""
     from distributed import Client, LocalCluster
 

@@ -249,7 +249,7 @@ def invoke(*args: str) -> Any:
 def test_the_command_line_runs_on_the_cluster_at_an_address(client: Any, files: list[Path], tmp_path: Path,
                                                               expected: tuple[bytes, bytes]) -> None:
     out = tmp_path / "out"
-    done = invoke("upgrade", "--jsonl", str(files[0].parent / "registry-*.jsonl"), "-o", str(out),
+    done = invoke("upgrade", "--jsonl", str(files[0].parent / "registry-*.jsonl"), "-o", out.as_uri(),  # a URL
                   "--max-file-size", str(MAX_BYTES), "--scheduler", client.scheduler.address)
     assert done.exit_code == 123, done.output  # some lines fail, by design
     assert (joined(out, "results"), joined(out, "reports")) == expected

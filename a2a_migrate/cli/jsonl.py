@@ -59,10 +59,10 @@ def execute_registry(run: Run) -> int:
     from a2a_migrate.cli.migrate import Tally
 
     _refuse_on_cluster(run)
-    assert run.output_dir is not None and run.scheduler is not None  # _refuse_on_cluster
+    assert run.output_url is not None and run.scheduler is not None  # _refuse_on_cluster
     job = Job(run.direction, run.options, fail_on=run.fail_on, max_bytes=run.max_bytes)
     try:
-        registry = dask.migrate_registry(run.paths, str(run.output_dir), job, run.scheduler)
+        registry = dask.migrate_registry(run.paths, run.output_url, job, run.scheduler)
     except dask.MissingExtra as error:
         raise RegistryUsageError(error.message) from None
     except dask.RegistryError as error:
@@ -75,7 +75,7 @@ def execute_registry(run: Run) -> int:
     tally.counts.update(registry.counts)
     tally.yielded.update(run.paths)  # a PATH that named no file was an error already
     if run.verbosity >= 0:
-        click.echo(f"{len(registry.parts)} parts in {run.output_dir}: results/, reports/ (every line's notes "
+        click.echo(f"{len(registry.parts)} parts in {run.output_url}: results/, reports/ (every line's notes "
                    f"and patch), parts.jsonl (each part's file and first line)", err=True)
     return tally.finish()
 
@@ -88,7 +88,7 @@ class RegistryUsageError(click.ClickException):
 
 def _refuse_on_cluster(run: Run) -> None:
     """Usage errors for what a run on a cluster cannot do: it writes parts under -o, nothing to stdout."""
-    if run.output_dir is None:
+    if run.output_url is None:
         raise click.UsageError("--scheduler writes the results in parts: give -o DIR")
     for given, option in ((run.check, "--check"), (run.show_diff, "--diff"), (run.show_patch, "--patch"),
                           (run.report_file, "--report (the reports are in DIR/reports)"),

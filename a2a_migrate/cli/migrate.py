@@ -38,7 +38,7 @@ def migration_options(command: F) -> F:
     """The options of ``upgrade``, ``downgrade`` and ``transform``: outputs, checks, defaults, chain, signing."""
     decorators = [
         paths_argument(),
-        click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False, path_type=Path),
+        click.option("-o", "--output", "output_dir", type=click.Path(file_okay=False),  # a str: -o s3://... (Dask)
                      help="Write the cards into this folder (same relative paths) instead of in place."),
         click.option("--check", is_flag=True, help="Write nothing; exit 1 if any card would change."),
         click.option("--format", "output_format", type=click.Choice(["text", "github"]), default="text",
@@ -103,6 +103,7 @@ class Run:
     max_bytes: int | None = io.MAX_CARD_BYTES
     output_format: str = "text"  # issue 14: text, or github (annotations, with --check)
     scheduler: str | None = None  # issue 12: --jsonl on a Dask cluster (cli/jsonl.py)
+    output_url: str | None = None  # -o as given: an fsspec URL for --scheduler (a Path would fold its //)
 
     @property
     def writes(self) -> bool:
@@ -164,7 +165,7 @@ def downgrade(**kwargs: Any) -> None:
     sys.exit(_migrate("down", **kwargs))
 
 
-def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | None, check: bool,
+def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: str | None, check: bool,
              show_diff: bool, show_patch: bool, report_file: Path | None, strict: bool, fail_on: Severity | None,
              interface_version: str | None, default_name: str | None, default_description: str | None,
              default_version: str | None, default_url: str | None, default_provider_url: str | None,
@@ -187,10 +188,9 @@ def _migrate(direction: Direction, *, paths: Sequence[str], output_dir: Path | N
     check_signed_form(sign_request, "hybrid" if options.hybrid else "1.0" if direction == "up" else "0.3")
     options = with_signing(options, sign_request)  # issue 7: batch.migrate_text signs what it writes
     options = cli_transforms.checked(options)  # issue 13: a chain that cannot run is a usage error
-    run = Run(direction, paths, output_dir, check, show_diff, show_patch, report_file, least_failing(strict, fail_on),
-               options,
-               include, exclude, jobs or default_jobs(), verbosity(quiet, verbose), max_file_size,
-               output_format, scheduler)
+    run = Run(direction, paths, None if output_dir is None else Path(output_dir), check, show_diff, show_patch,
+              report_file, least_failing(strict, fail_on), options, include, exclude, jobs or default_jobs(),
+              verbosity(quiet, verbose), max_file_size, output_format, scheduler, output_dir)
     if jsonl and any(discover.is_url(path) for path in paths):
         raise click.UsageError("--jsonl reads files or stdin (-), not URLs")
     if jsonl:  # issue 12: JSONL streams (cli/jsonl.py)

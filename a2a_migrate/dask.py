@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from a2a_migrate.batch import Job, Outcome
+from a2a_migrate.context import SEVERITIES
 from a2a_migrate.jsonl import Line, migrate_lines, read_lines
 
 if TYPE_CHECKING:
@@ -117,8 +118,8 @@ def migrate_registry(inputs: str | Sequence[str], output: str, job: Job, schedul
     """Migrate every line of the JSONL files ``inputs`` on a Dask cluster, writing parts under ``output``.
 
     ``inputs``: paths or fsspec URLs, globs allowed. ``job``: the direction and
-    options, as for :func:`a2a_migrate.jsonl.migrate_lines` (patches are always
-    recorded, for the reports). ``scheduler``: a ``distributed.Client``, a
+    options, as for :func:`a2a_migrate.jsonl.migrate_lines` (the reports are
+    those of ``--report``: patches recorded, every note given its line and column). ``scheduler``: a ``distributed.Client``, a
     scheduler address (``tcp://host:8786``), ``local:N`` (a ``LocalCluster`` of
     N worker processes, started and stopped here) or None (``local`` with one
     worker per CPU). ``pause`` is called in the worker before each line (tests
@@ -128,7 +129,7 @@ def migrate_registry(inputs: str | Sequence[str], output: str, job: Job, schedul
     _require_extra()
     import fsspec
 
-    job = replace(job, record=True, keep_text=True)
+    job = replace(job, record=True, keep_text=True, locate=SEVERITIES)  # the reports are --report's: every note placed
     out_fs, root = fsspec.core.url_to_fs(output)
     root = root.rstrip("/")
     _refuse_used_output(out_fs, root, output)

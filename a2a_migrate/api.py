@@ -193,6 +193,14 @@ def _options(options: Options | None, fields: Mapping[str, Any]) -> Options:
     return Options(**chosen)
 
 
+def _in_memory(options: Options) -> Options:
+    """``options`` for a migration in memory, which signs nothing: a signing request there would be dropped silently."""
+    if options.signing is not None:
+        raise TypeError("Options.signing signs what a batch writes; in memory, sign the result: "
+                        "a2a_migrate.sign(result.card, key_file)")
+    return options
+
+
 def _item_type(name: str) -> tuple[type, str]:
     """What each item of a list option must be: a name, or a loaded recipe (``recipes.load``)."""
     if name == "recipes":
@@ -225,7 +233,7 @@ def upgrade(card: Mapping[str, Any], options: Options | None = None, /, *, patch
     ignore unknown members and 0.3 clients both read. Strict 1.0 parsers reject
     it, and signatures cover all of it; see :mod:`a2a_migrate.hybrid`.
     """
-    return migrate_in_place(to_plain(_card(card)), "up", _options(options, fields), record=patch)
+    return migrate_in_place(to_plain(_card(card)), "up", _in_memory(_options(options, fields)), record=patch)
 
 
 def downgrade(card: Mapping[str, Any], options: Options | None = None, /, *, patch: bool = True,
@@ -239,7 +247,7 @@ def downgrade(card: Mapping[str, Any], options: Options | None = None, /, *, pat
     Whatever 0.3 cannot hold is a ``lossy`` note; a card 0.3 clients could not
     use (no 0.x interface, or authentication 0.3 cannot express) is refused.
     """
-    return migrate_in_place(to_plain(_card(card)), "down", _options(options, fields), record=patch)
+    return migrate_in_place(to_plain(_card(card)), "down", _in_memory(_options(options, fields)), record=patch)
 
 
 class TextResult(NamedTuple):
@@ -273,8 +281,8 @@ def migrate_text(text: str, direction: Direction = "up", options: Options | None
         document = parse(text, name)
     except CardError as error:
         raise CardError(f"{where}{error}") from None
-    result = migrate_in_place(document.data, direction, _options(options, fields), original=document.original,
-                              record=patch)
+    result = migrate_in_place(document.data, direction, _in_memory(_options(options, fields)),
+                              original=document.original, record=patch)
     result.notes = located(document, result.notes)  # issue 14: the text is here, and notes are for showing
     return TextResult(document.render() if result.ok and result.changed else text, result)
 

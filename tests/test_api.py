@@ -59,6 +59,12 @@ def test_patch_false_records_no_patch_and_gives_the_same_card() -> None:
     assert bare.card == recorded.card and bare.notes == recorded.notes and bare.changed
 
 
+def _signing_options() -> Options:
+    from a2a_migrate.signing import SigningRequest
+
+    return Options(signing=SigningRequest("not read", "k1", "ES256"))
+
+
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: upgrade('{"name": "x"}'), "not str; to migrate card text keeping its layout, use migrate_text()"),
     (lambda: upgrade([CARD]), "a card is a JSON object (a dict), not list"),
@@ -71,6 +77,8 @@ def test_patch_false_records_no_patch_and_gives_the_same_card() -> None:
     (lambda: upgrade(CARD, Options(), hybrid=True), "give options= or keyword options (hybrid), not both"),
     (lambda: upgrade(CARD, {"hybrid": True}), "options must be an a2a_migrate.Options, not dict"),
     (lambda: migrate_text(CARD), "migrate_text takes the card's text (a str), not dict"),
+    (lambda: upgrade(CARD, _signing_options()), "in memory, sign the result: a2a_migrate.sign(result.card, key_file)"),
+    (lambda: migrate_text("{}", "up", _signing_options()), "Options.signing signs what a batch writes"),
     (lambda: diff(CARD, "x"), "a card is a JSON object"),
 ])
 def test_wrong_calls_are_a_type_error_at_the_call(call: Any, message: str) -> None:

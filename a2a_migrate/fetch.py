@@ -112,8 +112,11 @@ def fetch(url: str, limits: FetchLimits = FetchLimits(), network: Network | None
     transport = _transport(backend)
     # The time limit starts now: building the client is this machine's time, not the server's.
     deadline = backend.deadline = time.monotonic() + limits.timeout
-    with httpx.Client(transport=transport, trust_env=False, follow_redirects=False,
-                      headers={"Accept": limits.accept, "User-Agent": "a2a-migrate"}) as client:
+    # timeout=None: the deadline bounds the whole fetch (httpx's own 5 s per step would cap --fetch-timeout);
+    # identity: a compressed body would be inflated whole, past the size cap, before it could be counted.
+    with httpx.Client(transport=transport, trust_env=False, follow_redirects=False, timeout=None,
+                      headers={"Accept": limits.accept, "Accept-Encoding": "identity",
+                               "User-Agent": "a2a-migrate"}) as client:
         current = url
         for _ in range(limits.max_redirects + 1):
             check_scheme(current, limits)
@@ -294,6 +297,9 @@ def _get(client: Any, url: str, limits: FetchLimits, deadline: float) -> Fetched
             if response.status_code >= 300:
                 words = f"answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
                 raise (_ClientError if 400 <= response.status_code < 500 else FetchError)(words, url)
+            encoding = response.headers.get("content-encoding", "identity").strip().lower()
+            if encoding not in ("", "identity"):  # asked for none: inflating it could pass the cap unseen
+                raise FetchError(f"sends a compressed answer ({encoding}), which is refused", url)
             body = _read(response, url, limits, deadline)
             return Fetched(url, body, response.headers.get("content-type", ""))
     except _Unreached as error:

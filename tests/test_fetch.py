@@ -132,6 +132,40 @@ def test_the_time_limit_covers_the_whole_fetch(server: LocalServer, route: str) 
     assert str(raised.value) == f"{server.url('/x')}: no complete answer within 0.3 s (--fetch-timeout)"
 
 
+def test_a_time_limit_over_httpx_default_of_5_s_reaches_the_connection(server: LocalServer) -> None:
+    server.routes["/card.json"] = card_route()
+    timeouts: list[float | None] = []
+
+    def connect(address: str, port: int, timeout: float | None) -> Any:
+        timeouts.append(timeout)
+        return httpcore.SyncBackend().connect_tcp(address, port, timeout)
+
+    fetch.fetch(server.url("/card.json"), FetchLimits(allow_http=True, allow_private=True, timeout=30),
+                Network(connect=connect))
+    assert len(timeouts) == 1 and timeouts[0] is not None and 25 < timeouts[0] <= 30
+
+
+def test_a_compressed_answer_is_refused_and_none_is_asked_for(server: LocalServer) -> None:
+    import gzip
+
+    seen: list[str | None] = []
+    inflated = gzip.compress(b" " * 5_000_000)  # 5 MB behind a few KB: the cap must not be passed unseen
+
+    def answer(request: BaseHTTPRequestHandler) -> None:
+        seen.append(request.headers.get("Accept-Encoding"))
+        request.send_response(200)
+        request.send_header("Content-Encoding", "gzip")
+        request.send_header("Content-Length", str(len(inflated)))
+        request.end_headers()
+        request.wfile.write(inflated)
+
+    server.routes["/card.json"] = answer
+    with pytest.raises(FetchError) as raised:
+        fetch.fetch(server.url("/card.json"), LOCAL)
+    assert str(raised.value) == f"{server.url('/card.json')}: sends a compressed answer (gzip), which is refused"
+    assert seen == ["identity"]
+
+
 def test_the_time_limit_covers_resolving_the_name(server: LocalServer) -> None:
     def hanging(host: str, port: int) -> list[str]:
         server.stop.wait(10)  # a resolver that does not answer (ends with the test)

@@ -130,17 +130,31 @@ def migrate_registry(inputs: str | Sequence[str], output: str, job: Job, schedul
     import fsspec
 
     job = replace(job, record=True, keep_text=True, locate=SEVERITIES)  # the reports are --report's: every note placed
-    out_fs, root = fsspec.core.url_to_fs(output)
-    root = root.rstrip("/")
-    _refuse_used_output(out_fs, root, output)
+    with _storage(output):
+        out_fs, root = fsspec.core.url_to_fs(output)
+        root = root.rstrip("/")
+        _refuse_used_output(out_fs, root, output)
     blocks = plan_blocks(inputs, block_size)
     with _client(scheduler) as client:
         blocks = _numbered(blocks, client)
-        for folder in ("results", "reports"):
-            out_fs.makedirs(f"{root}/{folder}", exist_ok=True)
+        with _storage(output):
+            for folder in ("results", "reports"):
+                out_fs.makedirs(f"{root}/{folder}", exist_ok=True)
         parts = _run(client, blocks, job, out_fs, root, pause)
     _write_manifest(out_fs, root, parts)
     return RegistryRun(output, parts)
+
+
+@contextmanager
+def _storage(place: str) -> Iterator[None]:
+    """fsspec's errors as one :class:`RegistryError` line: an unknown protocol, a missing filesystem library
+    (``s3fs``, ``gcsfs``), a refused or failed access."""
+    try:
+        yield
+    except RegistryError:
+        raise
+    except (ImportError, ValueError, OSError) as error:
+        raise RegistryError(place, str(error) or type(error).__name__) from None
 
 
 def _require_extra() -> None:
@@ -179,9 +193,10 @@ def _files(patterns: list[str]) -> Iterator[tuple[Any, str, str]]:
         raise RegistryError("inputs", "no input files named")
     seen: set[tuple[str, str]] = set()
     for pattern in patterns:
-        fs, path = fsspec.core.url_to_fs(pattern)
-        paths = sorted(fs.glob(path)) if fsspec.core.has_magic(path) else [path] if fs.isfile(path) else []
-        paths = [found for found in paths if fs.isfile(found)]
+        with _storage(pattern):
+            fs, path = fsspec.core.url_to_fs(pattern)
+            paths = sorted(fs.glob(path)) if fsspec.core.has_magic(path) else [path] if fs.isfile(path) else []
+            paths = [found for found in paths if fs.isfile(found)]
         if not paths:
             raise RegistryError(pattern, "no file matches" if fsspec.core.has_magic(path) else "no such file")
         for found in paths:
@@ -263,6 +278,8 @@ def _compute(client: Client, collections: list[Any], doing: str) -> list[Any]:
         return list(client.gather(client.compute(collections, retries=RETRIES)))
     except RegistryError:
         raise
+    except BlockFailed as error:  # it names its block already
+        raise RegistryError(doing, str(error)) from None
     except Exception as error:  # noqa: BLE001 - whatever a worker raised comes back here: one line, not a traceback
         raise RegistryError(doing, f"{type(error).__name__}: {error}") from None
 
@@ -278,7 +295,18 @@ def _run(client: Client, blocks: list[Block], job: Job, out_fs: Any, root: str,
 
 def migrate_block(block: Block, job: Job, out_fs: Any, root: str,
                   pause: Callable[[Line], None] | None = None) -> Part:
-    """Migrate the lines that begin in ``block`` and write its result and report parts (a worker's task)."""
+    """Migrate the lines that begin in ``block`` and write its result and report parts (a worker's task).
+
+    Whatever fails is raised naming the block (Dask runs it again; a run that gives up says which)."""
+    try:
+        return _migrate_block(block, job, out_fs, root, pause)
+    except ReadFailed:
+        raise
+    except Exception as error:  # noqa: BLE001 - one line naming the block, not the worker's traceback
+        raise BlockFailed(f"{block.shown} ({block.name}): {type(error).__name__}: {error}") from None
+
+
+def _migrate_block(block: Block, job: Job, out_fs: Any, root: str, pause: Callable[[Line], None] | None) -> Part:
     part = Part(block.name, block.shown, block.first_line)
     results, reports = (f"{root}/{folder}/{block.name}" for folder in ("results", "reports"))
     with block.fs.open(block.path, "rb") as raw, _temporary(out_fs, results) as result_file, \
@@ -306,7 +334,11 @@ def _paused(lines: Iterator[Line], pause: Callable[[Line], None] | None) -> Iter
         yield line
 
 
-class ReadFailed(RuntimeError):
+class BlockFailed(RuntimeError):
+    """A block's task failed; the message names the block (a plain one-argument exception: it crosses processes)."""
+
+
+class ReadFailed(BlockFailed):
     """A block's file could not be read: the task fails (and Dask runs it again), no line is lost."""
 
 

@@ -212,9 +212,24 @@ def test_a_block_that_keeps_failing_stops_the_run_in_one_line(client: Any, tmp_p
 
     source = tmp_path / "one.jsonl"
     source.write_text("{}\n")
-    with pytest.raises(RegistryError, match=r"^migrating: OSError: the disk went away$"):
+    with pytest.raises(RegistryError, match=r"^migrating: .*one\.jsonl \(part-00000\.jsonl\): OSError: the disk went away$"):
         migrate_registry(str(source), str(tmp_path / "out"), Job("up"), client, pause=broken_disk)
     assert not [path for path in (tmp_path / "out").rglob("*") if path.is_file()]  # no part, no temporary file
+
+
+@pytest.mark.parametrize("inputs, output, message", [
+    ("foo://x/a.jsonl", "OUT", "foo://x/a.jsonl: Protocol not known: foo"),
+    ("IN", "foo://x/out", "foo://x/out: Protocol not known: foo"),
+])
+def test_storage_fsspec_cannot_use_is_one_line(tmp_path: Path, inputs: str, output: str, message: str) -> None:
+    from a2a_migrate.dask import RegistryError, migrate_registry
+
+    source = tmp_path / "in.jsonl"
+    source.write_text("{}\n")
+    inputs, output = inputs.replace("IN", str(source)), output.replace("OUT", str(tmp_path / "out"))
+    with pytest.raises(RegistryError) as raised:  # before any cluster starts
+        migrate_registry(inputs, output, Job("up"), "local:1")
+    assert str(raised.value) == message
 
 
 def broken_disk(line: Line) -> None:

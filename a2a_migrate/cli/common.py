@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 #: 123 at least one input could not be processed (the others still were).
 EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class UsageExit(click.ClickException):
+    """A one-line error (``Error: ...``) with the usage exit code 2: the run cannot start as asked."""
+
+    exit_code = EXIT_USAGE
 _UNITS = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
 
 

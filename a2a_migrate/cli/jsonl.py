@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, IO
 
 import click
 
-from a2a_migrate.cli.common import EXIT_INPUT, EXIT_USAGE, echo_error, is_stdout, print_messages
+from a2a_migrate.cli.common import EXIT_INPUT, UsageExit, echo_error, is_stdout, print_messages
 
 if TYPE_CHECKING:
     from a2a_migrate.batch import Job
@@ -64,7 +64,7 @@ def execute_registry(run: Run) -> int:
     try:
         registry = dask.migrate_registry(run.paths, run.output_url, job, run.scheduler)
     except dask.MissingExtra as error:
-        raise RegistryUsageError(error.message) from None
+        raise UsageExit(error.message) from None
     except dask.RegistryError as error:
         echo_error(error.place, error.message)
         return EXIT_INPUT
@@ -79,11 +79,6 @@ def execute_registry(run: Run) -> int:
                    f"and patch), parts.jsonl (each part's file and first line)", err=True)
     return tally.finish()
 
-
-class RegistryUsageError(click.ClickException):
-    """A one-line error (``Error: ...``) with the usage exit code 2: the run cannot start as asked."""
-
-    exit_code = EXIT_USAGE
 
 
 def _refuse_on_cluster(run: Run) -> None:

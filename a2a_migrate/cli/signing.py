@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from a2a_migrate import discover, io
-from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, EXIT_USAGE, Inputs, input_options, paths_argument,
+from a2a_migrate.cli.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, Inputs, UsageExit, input_options, paths_argument,
                                     refuse_shared_stdout)
 from a2a_migrate.signing_choices import ALGORITHMS, JKU_MAX_BYTES, JKU_TIMEOUT, SDK_FORM, SIGNED_FORMS, SPEC_FORM
 
@@ -32,11 +32,6 @@ __all__ = ["check_signed_form", "pop_signing_request", "sign_command", "sign_opt
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-
-class SigningUsageError(click.ClickException):
-    """A one-line error (``Error: ...``) with the usage exit code 2."""
-
-    exit_code = EXIT_USAGE
 
 
 _ALG = click.Choice(list(ALGORITHMS))
@@ -83,7 +78,7 @@ def pop_signing_request(options: dict[str, Any]) -> signing.SigningRequest | Non
         given = [name for name, value in (("--kid", kid), ("--jku", jku), ("--alg", alg), ("--signed-form", form))
                  if value is not None]
         if given:
-            raise SigningUsageError(f"{', '.join(given)} only make sense with --sign-key")
+            raise UsageExit(f"{', '.join(given)} only make sense with --sign-key")
         return None
     return _request(key_file, kid, alg, jku, form or SPEC_FORM)
 
@@ -91,7 +86,7 @@ def pop_signing_request(options: dict[str, Any]) -> signing.SigningRequest | Non
 def check_signed_form(request: signing.SigningRequest | None, target: str) -> None:
     """Refuse ``--signed-form sdk`` for a migration that writes no 1.0 card (``target``: what it writes)."""
     if request is not None and request.signed_form == SDK_FORM and target != "1.0":
-        raise SigningUsageError(f"--signed-form sdk signs 1.0 cards, and this run writes {target} cards: "
+        raise UsageExit(f"--signed-form sdk signs 1.0 cards, and this run writes {target} cards: "
                                 "the a2a-sdk reads those through a 0.3 mapping that is not modelled")
 
 
@@ -102,7 +97,7 @@ def _request(key_file: str, kid: str | None, alg: str | None, jku: str | None,
     try:
         return signing.signing_request(key_file, kid, alg, jku, signed_form)
     except signing.SigningError as error:
-        raise SigningUsageError(str(error)) from None
+        raise UsageExit(str(error)) from None
 
 
 @click.command("sign")
@@ -144,7 +139,7 @@ def sign_command(paths: Sequence[str], key_file: str, kid: str | None, jku: str 
             else:
                 io.write_atomic(Path(name), text)
         except signing.MissingExtra as error:
-            raise SigningUsageError(str(error)) from None
+            raise UsageExit(str(error)) from None
         except (io.CardError, signing.SigningError) as error:
             inputs.fail(name, str(error))
             continue
@@ -191,11 +186,11 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
     from a2a_migrate import signing
 
     if not (key_files or jwks_files or fetch_jku):
-        raise SigningUsageError("give the keys to check with: --key FILE, --jwks FILE or --fetch-jku")
+        raise UsageExit("give the keys to check with: --key FILE, --jwks FILE or --fetch-jku")
     try:
         keys = [key for path in (*key_files, *jwks_files) for key in signing.load_keys(signing.read_key_file(path), path)]
     except signing.SigningError as error:
-        raise SigningUsageError(str(error)) from None
+        raise UsageExit(str(error)) from None
     fetch = signing.key_fetcher(jku_timeout, jku_max_bytes) if fetch_jku else None
     cards: list[dict[str, Any]] = []
     unverified = 0
@@ -206,7 +201,7 @@ def verify_command(paths: Sequence[str], key_files: Sequence[str], jwks_files: S
         try:
             checks = signing.verify(card, keys, fetch, signed_form)
         except signing.MissingExtra as error:
-            raise SigningUsageError(str(error)) from None
+            raise UsageExit(str(error)) from None
         verified = any(check.valid for check in checks)
         unverified += not verified
         entries = _located_checks(loaded.document, checks)
